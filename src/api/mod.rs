@@ -1,0 +1,1 @@
+//! The #[wasm_bindgen] surface that js/ drives (wasm32 only).

@@ -1,0 +1,1 @@
+//! auth: not yet built.

@@ -1,0 +1,1 @@
+//! gateway: not yet built.

@@ -1,0 +1,1 @@
+//! Typed bindings to the JavaScript adapters (wasm32 only).

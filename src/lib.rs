@@ -1,0 +1,27 @@
+//! fx-wasm: the fx coding agent as a WebAssembly SDK.
+//!
+//! The logic lives in plain Rust modules that compile and are tested natively:
+//!
+//! - [`log`]: the session event log (`event_log_v1`): frames, events, canonical writer, strict
+//!   loader, reducer, appender, native session directory export/import.
+//! - [`gateway`]: the AI Gateway language-model protocol: request builder, SSE decoder, catalog.
+//! - [`agent`]: the agent loop, generic over a host.
+//! - [`tools`]: the browser `terminal` tool.
+//! - [`auth`]: Vercel device login.
+//! - `term` (feature `term`): the interactive terminal.
+//!
+//! Only `host` and `api` (wasm32 only) touch JavaScript; they stay thin.
+
+pub mod agent;
+pub mod auth;
+pub mod gateway;
+pub mod log;
+pub mod tools;
+
+#[cfg(feature = "term")]
+pub mod term;
+
+#[cfg(target_arch = "wasm32")]
+mod api;
+#[cfg(target_arch = "wasm32")]
+mod host;

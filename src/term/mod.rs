@@ -1,0 +1,1 @@
+//! term: not yet built.

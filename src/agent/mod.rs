@@ -1,1 +1,9 @@
-//! agent: not yet built.
+//! The agent loop: turns, steps, tool calls, permissions, retries, cancellation, persistence.
+//!
+//! - [`cancel`]: the per-turn cancellation token every wait observes.
+//! - [`acp`]: the ACP `session/update` shapes a turn yields, stop reasons, permission requests.
+//! - [`modes`]: the session modes (`code`, `ask`) and config options (`model`, `mode`).
+
+pub mod acp;
+pub mod cancel;
+pub mod modes;

@@ -41,7 +41,10 @@ pub struct SessionView {
 /// # Errors
 /// A [`LogError`] naming the seq and the reason when the log is not a valid `event_log_v1` log.
 pub fn read_session(_bytes: &[u8]) -> Result<SessionView, LogError> {
-    Err(LogError { seq: None, reason: "not implemented".into() })
+    Err(LogError {
+        seq: None,
+        reason: "not implemented".into(),
+    })
 }
 
 /// Builds session bytes from a native session directory's files (relative path → bytes).
@@ -49,7 +52,10 @@ pub fn read_session(_bytes: &[u8]) -> Result<SessionView, LogError> {
 /// # Errors
 /// A [`LogError`] when the directory is not a loadable fx session.
 pub fn import_native(_files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, LogError> {
-    Err(LogError { seq: None, reason: "not implemented".into() })
+    Err(LogError {
+        seq: None,
+        reason: "not implemented".into(),
+    })
 }
 
 /// Writes the files the fx CLI needs to load the session (relative path → bytes).
@@ -57,5 +63,8 @@ pub fn import_native(_files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, LogError> 
 /// # Errors
 /// A [`LogError`] when `bytes` is not a valid session log.
 pub fn export_native(_bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LogError> {
-    Err(LogError { seq: None, reason: "not implemented".into() })
+    Err(LogError {
+        seq: None,
+        reason: "not implemented".into(),
+    })
 }

@@ -1,0 +1,256 @@
+//! The Agent Client Protocol shapes a turn yields (`session/update` payloads) and the permission
+//! request a host answers.
+//!
+//! Field names and enum values are ACP's (camelCase keys, snake_case values); fx's stop reasons
+//! (`end_turn`, `max_output_tokens`, `max_model_turns`, `refused`, `cancelled`) are kept as fx
+//! names them.
+
+use serde::Serialize;
+
+/// One `session/update` payload (`params.update` in ACP).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "sessionUpdate", rename_all = "snake_case")]
+pub enum Update {
+    AgentMessageChunk {
+        content: TextContent,
+    },
+    UserMessageChunk {
+        content: TextContent,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        tool_call_id: String,
+        title: String,
+        kind: ToolKind,
+        status: ToolStatus,
+        raw_input: serde_json::Value,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolCallUpdate {
+        tool_call_id: String,
+        status: ToolStatus,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        content: Vec<ToolCallContent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        raw_output: Option<serde_json::Value>,
+    },
+}
+
+impl Update {
+    pub fn agent_text(text: impl Into<String>) -> Self {
+        Update::AgentMessageChunk {
+            content: TextContent::new(text),
+        }
+    }
+
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Update::UserMessageChunk {
+            content: TextContent::new(text),
+        }
+    }
+}
+
+/// `{"type":"text","text":…}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TextContent {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    pub text: String,
+}
+
+impl TextContent {
+    pub fn new(text: impl Into<String>) -> Self {
+        TextContent {
+            kind: "text",
+            text: text.into(),
+        }
+    }
+}
+
+/// `{"type":"content","content":{"type":"text","text":…}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolCallContent {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    pub content: TextContent,
+}
+
+impl ToolCallContent {
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolCallContent {
+            kind: "content",
+            content: TextContent::new(text),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Delete,
+    Move,
+    Search,
+    Execute,
+    Think,
+    Fetch,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Pending,
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    MaxOutputTokens,
+    MaxModelTurns,
+    Refused,
+    Cancelled,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::EndTurn => "end_turn",
+            StopReason::MaxOutputTokens => "max_output_tokens",
+            StopReason::MaxModelTurns => "max_model_turns",
+            StopReason::Refused => "refused",
+            StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// What the host is asked before a command runs (`session/request_permission` params).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRequest {
+    pub session_id: String,
+    pub tool_call: PermissionToolCall,
+    pub options: Vec<PermissionOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionToolCall {
+    pub tool_call_id: String,
+    pub title: String,
+    pub kind: ToolKind,
+    pub status: ToolStatus,
+    pub raw_input: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionOption {
+    pub option_id: &'static str,
+    pub name: &'static str,
+    pub kind: &'static str,
+}
+
+/// The three choices every command approval offers.
+pub fn permission_options() -> Vec<PermissionOption> {
+    vec![
+        PermissionOption {
+            option_id: "allow_once",
+            name: "Allow once",
+            kind: "allow_once",
+        },
+        PermissionOption {
+            option_id: "allow_always",
+            name: "Allow this command for the session",
+            kind: "allow_always",
+        },
+        PermissionOption {
+            option_id: "reject_once",
+            name: "Reject",
+            kind: "reject_once",
+        },
+    ]
+}
+
+/// The host's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    AllowOnce,
+    AllowAlways,
+    /// Rejected, optionally with a note for the model.
+    Reject {
+        note: Option<String>,
+    },
+    /// No answer (no handler, a throw, an unknown option, or the turn was cancelled).
+    Cancelled,
+}
+
+impl PermissionAnswer {
+    /// Maps an ACP `optionId` (or its absence) to an answer.
+    pub fn from_option_id(option_id: Option<&str>) -> Self {
+        match option_id {
+            Some("allow_once") => PermissionAnswer::AllowOnce,
+            Some("allow_always") => PermissionAnswer::AllowAlways,
+            Some("reject_once") => PermissionAnswer::Reject { note: None },
+            _ => PermissionAnswer::Cancelled,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn updates_serialize_as_acp() {
+        let text = serde_json::to_string(&Update::agent_text("hi")).unwrap();
+        assert_eq!(
+            text,
+            r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}"#
+        );
+        let call = Update::ToolCall {
+            tool_call_id: "c1".into(),
+            title: "ls".into(),
+            kind: ToolKind::Execute,
+            status: ToolStatus::Pending,
+            raw_input: serde_json::json!({"action": "exec"}),
+        };
+        assert_eq!(
+            serde_json::to_string(&call).unwrap(),
+            r#"{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls","kind":"execute","status":"pending","rawInput":{"action":"exec"}}"#
+        );
+        let update = Update::ToolCallUpdate {
+            tool_call_id: "c1".into(),
+            status: ToolStatus::InProgress,
+            content: vec![],
+            raw_output: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&update).unwrap(),
+            r#"{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress"}"#
+        );
+    }
+
+    #[test]
+    fn option_ids_map() {
+        assert_eq!(
+            PermissionAnswer::from_option_id(Some("allow_always")),
+            PermissionAnswer::AllowAlways
+        );
+        assert_eq!(
+            PermissionAnswer::from_option_id(Some("bogus")),
+            PermissionAnswer::Cancelled
+        );
+        assert_eq!(
+            PermissionAnswer::from_option_id(None),
+            PermissionAnswer::Cancelled
+        );
+    }
+}

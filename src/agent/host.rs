@@ -1,0 +1,168 @@
+//! What the agent needs from its host: time, randomness, HTTP, the session store, the workspace,
+//! the user's permission, and a place to send updates.
+//!
+//! The wasm build implements [`Host`] over the JS adapters (`src/host/`); tests implement it with
+//! fakes. Every method that waits takes the turn's [`Cancel`] and must return promptly once it is
+//! set, aborting the host-side effect (the fetch's or the command's `AbortSignal`).
+//!
+//! Futures are not `Send`: wasm is single-threaded and the agent runs on the page's event loop.
+
+#![allow(async_fn_in_trait)]
+
+use super::acp::{PermissionAnswer, PermissionRequest, Update};
+use super::cancel::Cancel;
+
+/// An HTTP request the agent sends (gateway chat, model catalog).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub method: &'static str,
+    pub url: String,
+    /// In the order they are sent; names as fx writes them.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// Why a request produced no response (or its body stopped).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    #[error("cancelled")]
+    Cancelled,
+    /// The connection failed or dropped (the host's `fetch` rejected, or the body errored).
+    #[error("network error: {0}")]
+    Network(String),
+}
+
+/// A response whose body is read chunk by chunk.
+pub struct HttpResponse<B> {
+    pub status: u16,
+    /// The raw `Retry-After` header, when the host could read it.
+    pub retry_after: Option<String>,
+    pub body: B,
+}
+
+/// A streamed response body.
+pub trait ResponseBody {
+    /// The next chunk, or `None` at the end of the body.
+    ///
+    /// # Errors
+    /// [`FetchError::Cancelled`] once the turn is cancelled, [`FetchError::Network`] when the
+    /// stream fails.
+    async fn next_chunk(&mut self, cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError>;
+}
+
+/// A session record as the host's store holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSession {
+    pub bytes: Vec<u8>,
+    pub revision: String,
+}
+
+/// One entry of the store's `list()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedSession {
+    pub id: String,
+    pub updated_at_ms: i64,
+}
+
+/// A session-store failure. A stale `expectedRevision` is its own variant, never a generic failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("the stored session changed since it was read (FX_SESSION_REVISION_CONFLICT)")]
+    RevisionConflict,
+    #[error("sessionStore.{method} failed: {message}")]
+    Failed {
+        method: &'static str,
+        message: String,
+    },
+}
+
+/// How a workspace command ended, before capping and formatting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecResult {
+    Exited {
+        exit_code: i32,
+        stdout: String,
+        stderr: String,
+    },
+    TimedOut,
+    Cancelled,
+    Failed(String),
+}
+
+/// Diagnostics for the host's `onEvent`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostEvent {
+    /// A commit met a newer stored log; our events were saved as a new session.
+    SessionForked {
+        from: String,
+        to: String,
+        reason: &'static str,
+    },
+    /// The model request will be retried after `delay_ms`.
+    RequestRetry {
+        attempt: u32,
+        limit: u32,
+        delay_ms: u32,
+        reason: String,
+    },
+    /// The model catalog could not be loaded; the current model keeps working.
+    CatalogError { message: String },
+}
+
+/// Everything the agent asks of its environment.
+pub trait Host {
+    type Body: ResponseBody;
+
+    /// Wall-clock milliseconds since the Unix epoch.
+    fn now_ms(&self) -> i64;
+    /// Fills `buf` with cryptographically strong random bytes.
+    fn fill_random(&self, buf: &mut [u8]);
+    /// Waits `ms` milliseconds (callers race it against their [`Cancel`]).
+    async fn sleep(&self, ms: u32);
+
+    /// Sends a request and resolves once the response headers arrive.
+    ///
+    /// # Errors
+    /// [`FetchError`] when there is no response.
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &Cancel,
+    ) -> Result<HttpResponse<Self::Body>, FetchError>;
+
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError>;
+    /// Writes `bytes` if the stored revision is `expected` (`None` = no record yet); returns the
+    /// new revision.
+    ///
+    /// # Errors
+    /// [`StoreError::RevisionConflict`] when the stored revision differs.
+    async fn commit_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, StoreError>;
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError>;
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    async fn remove_session(&self, id: &str) -> Result<(), StoreError>;
+
+    /// Runs one command in the workspace (only called when the host has one).
+    async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult;
+
+    /// Asks the user (or the host's policy) whether a command may run.
+    async fn request_permission(
+        &self,
+        request: &PermissionRequest,
+        cancel: &Cancel,
+    ) -> PermissionAnswer;
+
+    /// Delivers one update of the running turn. Must not call back into the agent.
+    fn update(&self, session_id: &str, update: Update);
+    /// Delivers a diagnostic event. Must not call back into the agent.
+    fn event(&self, event: HostEvent);
+}

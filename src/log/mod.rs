@@ -1,70 +1,83 @@
-//! The fx session event log (`event_log_v1`): placeholder contract.
+//! The fx session event log (`event_log_v1`), byte-compatible with the fx CLI.
 //!
-//! This file pins the public surface that `src/api/` relies on; the engine replaces the bodies.
+//! Table of contents:
+//!
+//! - [`error`]: [`LogError`] (seq + typed [`Reason`]), code `FX_SESSION_INVALID`.
+//! - `json`: strict tree parser, typed readers with JSON paths, canonical writer (Zig escaping,
+//!   plain-decimal floats, lowercase hex, durable bytes).
+//! - [`types`], [`turn`], [`execution`], [`usage`], [`checkpoint`]: payload types and codecs.
+//! - [`event`]: frames and the ten event kinds. [`state`]: the session state and its
+//!   order-sensitive state document.
+//! - [`reducer`] (crate-private) and [`loader`]: strict replay of session bytes.
+//! - [`appender`]: builds new sessions and appends frames the way fx does.
+//! - [`display`], [`view`]: title/preview derivation and the JS view.
+//! - [`native`]: export to / import from a native fx session directory.
+//! - [`blob`]: image blob records inside session bytes.
+//!
+//! # Session bytes
+//!
+//! Session bytes are the `events.jsonl` byte stream exactly, optionally interleaved with image
+//! blob records so the bytes can carry the image snapshots fx keeps beside the log. A blob
+//! record is a line `#fx-blob <relative path> <byte length> <sha256 hex>\n`, then the raw bytes,
+//! then `\n`. The path must be a canonical snapshot locator (`images/image-<id>-<sha16>.bin`),
+//! the content at most 16 MiB, and it must match (path and SHA-256) an image snapshot some
+//! frame references; all of this is verified on load. A log with no image blobs is exactly
+//! `events.jsonl`; the appender writes a turn's blobs just before its frame, and
+//! [`import_native`] puts them after the frames. A frame always starts with `{`, so the two
+//! never collide. A missing snapshot is fine: fx only needs one to replay an image to a model.
+//!
+//! The whole byte string is committed: a last line without `\n` is a truncated frame and an
+//! error (there is no watermark beyond the end).
 
-use serde::Serialize;
+pub mod appender;
+pub mod blob;
+pub mod checkpoint;
+pub mod display;
+pub mod error;
+pub mod event;
+pub mod execution;
+pub(crate) mod json;
+pub mod loader;
+pub mod native;
+pub(crate) mod reducer;
+pub mod state;
+pub mod turn;
+pub mod types;
+pub mod usage;
+pub mod view;
 
-/// Why a session log was rejected. `code()` is the JS error code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogError {
-    /// The seq of the offending frame (or of the line that would have carried it).
-    pub seq: Option<u64>,
-    pub reason: String,
-}
+#[doc(hidden)]
+pub mod bench;
 
-impl LogError {
-    pub fn code(&self) -> &'static str {
-        "FX_SESSION_INVALID"
-    }
-}
-
-impl std::fmt::Display for LogError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.seq {
-            Some(seq) => write!(f, "session log invalid at seq {seq}: {}", self.reason),
-            None => write!(f, "session log invalid: {}", self.reason),
-        }
-    }
-}
-
-impl std::error::Error for LogError {}
-
-/// The plain view of a session that `readSession()` returns to JavaScript.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionView {
-    pub id: String,
-}
+pub use appender::{Environment, NewSession, Session};
+pub use error::{LogError, Reason};
+pub use event::{Event, Frame};
+pub use json::write::hex_string;
+pub use loader::{decode_frames, load, Loaded};
+pub use state::SessionState;
+pub use view::SessionView;
 
 /// Loads `bytes` strictly and returns the session's view.
 ///
 /// # Errors
 /// A [`LogError`] naming the seq and the reason when the log is not a valid `event_log_v1` log.
-pub fn read_session(_bytes: &[u8]) -> Result<SessionView, LogError> {
-    Err(LogError {
-        seq: None,
-        reason: "not implemented".into(),
-    })
+pub fn read_session(bytes: &[u8]) -> Result<SessionView, LogError> {
+    let loaded = loader::load(bytes)?;
+    Ok(view::view(&loaded.state))
 }
 
 /// Builds session bytes from a native session directory's files (relative path → bytes).
 ///
 /// # Errors
 /// A [`LogError`] when the directory is not a loadable fx session.
-pub fn import_native(_files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, LogError> {
-    Err(LogError {
-        seq: None,
-        reason: "not implemented".into(),
-    })
+pub fn import_native(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, LogError> {
+    native::import(files)
 }
 
 /// Writes the files the fx CLI needs to load the session (relative path → bytes).
 ///
 /// # Errors
 /// A [`LogError`] when `bytes` is not a valid session log.
-pub fn export_native(_bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LogError> {
-    Err(LogError {
-        seq: None,
-        reason: "not implemented".into(),
-    })
+pub fn export_native(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+    native::export(bytes)
 }

@@ -107,6 +107,17 @@ pub enum HostEvent {
     },
     /// The model catalog could not be loaded; the current model keeps working.
     CatalogError { message: String },
+    /// A stored config value was applied (`source` is `restore`) or changed (`sdk`, `terminal`).
+    ConfigChanged {
+        id: String,
+        previous: Option<String>,
+        value: String,
+        source: &'static str,
+    },
+    /// A stored config value could not be read or was refused.
+    ConfigRestoreError { id: String, message: String },
+    /// An accepted config value could not be saved.
+    ConfigPersistError { id: String, message: String },
 }
 
 /// Everything the agent asks of its environment.
@@ -154,6 +165,17 @@ pub trait Host {
     /// Runs one command in the workspace (only called when the host has one).
     async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult;
 
+    /// The stored value of a config option (`model`, `mode`), if any.
+    ///
+    /// # Errors
+    /// A message when the store threw or returned something other than a string.
+    async fn config_get(&self, id: &str) -> Result<Option<String>, String>;
+    /// Persists an accepted config value; `Ok(false)` when the store cannot save.
+    ///
+    /// # Errors
+    /// A message when the store threw.
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String>;
+
     /// Asks the user (or the host's policy) whether a command may run.
     async fn request_permission(
         &self,
@@ -161,8 +183,12 @@ pub trait Host {
         cancel: &Cancel,
     ) -> PermissionAnswer;
 
-    /// Delivers one update of the running turn. Must not call back into the agent.
-    fn update(&self, session_id: &str, update: Update);
+    /// Delivers one update of turn `turn`. Must not call back into the agent.
+    fn update(&self, turn: u32, update: Update);
+    /// Delivers a chunk of streamed answer text of turn `turn` (the hot path).
+    fn text(&self, turn: u32, text: &str) {
+        self.update(turn, Update::agent_text(text));
+    }
     /// Delivers a diagnostic event. Must not call back into the agent.
     fn event(&self, event: HostEvent);
 }

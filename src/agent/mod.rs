@@ -1,13 +1,25 @@
 //! The agent loop: turns, steps, tool calls, permissions, retries, cancellation, persistence.
 //!
+//! - [`core`]: [`Agent`], the entry point: sessions, config, catalog, turns.
+//! - [`turn`]: one turn (model steps, tool calls, the record it leaves in the log).
+//! - [`model`]: one model step: request, streamed answer, retries.
+//! - [`context`]: history → model messages, within a turn window and a token budget.
+//! - [`session`]: a live session's log, revision, commits and forks on conflict.
+//! - [`host`]: the [`host::Host`] trait the wasm bindings and the test fakes implement.
 //! - [`cancel`]: the per-turn cancellation token every wait observes.
 //! - [`acp`]: the ACP `session/update` shapes a turn yields, stop reasons, permission requests.
-//! - [`host`]: the [`host::Host`] trait the wasm bindings and the test fakes implement.
 //! - [`modes`]: the session modes (`code`, `ask`) and config options (`model`, `mode`).
 //! - [`system_prompt`]: the stable system prompt and the per-step runtime context.
 
 pub mod acp;
 pub mod cancel;
+pub mod context;
+pub mod core;
 pub mod host;
+pub mod model;
 pub mod modes;
+pub mod session;
 pub mod system_prompt;
+pub mod turn;
+
+pub use self::core::{Agent, AgentConfig, AgentError, Listed, Opened, PromptEnd};

@@ -1,0 +1,367 @@
+// createFxAgent: the headless fx agent. The agent loop, the gateway protocol and the session log
+// run in fx-core.wasm; this file loads it, adapts the host's options into the one `host` object
+// the core calls, and shapes the results into Agent / Session / Turn objects.
+
+import { codedError, memorySessionStore } from './memory-stores.js';
+import { makeHost, normalizeEnv } from './host.js';
+import { loadWasmModule } from './wasm.js';
+
+const CLOSING = 'fx agent is closing';
+
+/**
+ * Creates a headless agent. Resolves once the core is running (the model catalog is loaded in
+ * the background; a failed catalog never blocks a turn with a chosen model).
+ */
+export async function createFxAgent(options = {}) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('createFxAgent options must be an object');
+  }
+  const env = normalizeEnv(options.env);
+  const events = makeEmitter(options.onEvent);
+  const turns = new Map();
+  const host = makeHost({
+    fetch: options.fetch,
+    env,
+    sessionStore: options.sessionStore ?? memorySessionStore(),
+    configStore: options.configStore,
+    workspace: options.workspace,
+    onPermission: options.onPermission,
+    emit: events.emit,
+    deliver(turnId, update) {
+      turns.get(turnId)?.push(update);
+    },
+  });
+  events.emit('runtime.start', {});
+  const glue = await loadWasmModule('fx-core', options.wasm);
+  let core;
+  try {
+    core = new glue.AgentCore(host, host.config());
+    await core.start();
+  } catch (error) {
+    core?.free();
+    throw error;
+  }
+  events.emit('runtime.ready', {});
+  return new Agent(core, events, turns);
+}
+
+function makeEmitter(onEvent) {
+  return {
+    emit(type, detail) {
+      if (typeof onEvent !== 'function') return;
+      try {
+        onEvent({ type, timestamp: performance.now(), ...detail });
+      } catch {
+        // A throwing listener must not break the agent.
+      }
+    },
+  };
+}
+
+class Agent {
+  #core;
+  #events;
+  #turns;
+  #active = null;
+  #closing = false;
+  #nextTurnId = 1;
+  #resolveExited;
+
+  constructor(core, events, turns) {
+    this.#core = core;
+    this.#events = events;
+    this.#turns = turns;
+    /** Settles once, with 0 after close() and 130 after abort(). Never rejects. */
+    this.exited = new Promise((resolve) => {
+      this.#resolveExited = resolve;
+    });
+  }
+
+  #assertOpen() {
+    if (this.#closing) throw new Error(CLOSING);
+  }
+
+  async #replaceActive() {
+    const previous = this.#active;
+    this.#active = null;
+    if (previous) await previous.close();
+  }
+
+  /** Closes the active session and starts a new one. */
+  async createSession() {
+    this.#assertOpen();
+    await this.#replaceActive();
+    const opened = await this.#core.createSession();
+    return this.#adopt(opened);
+  }
+
+  /** Closes the active session and opens a stored one; its turns are in `session.history`. */
+  async openSession(id) {
+    if (typeof id !== 'string' || id === '') throw new TypeError('openSession(id) needs a session id string');
+    this.#assertOpen();
+    await this.#replaceActive();
+    const opened = await this.#core.openSession(id);
+    return this.#adopt(opened);
+  }
+
+  #adopt(opened) {
+    const session = new Session(this, opened);
+    this.#active = session;
+    return session;
+  }
+
+  /** Stored sessions, newest first: `{ sessionId, cwd, updatedAt, title }`. */
+  async listSessions() {
+    this.#assertOpen();
+    return this.#core.listSessions();
+  }
+
+  /** Cancels any turn, then shuts the core down. Resolves with the exit code (0). */
+  async close() {
+    if (this.#closing) return this.exited;
+    await this.#replaceActive();
+    this.#closing = true;
+    this.#shutdown(0);
+    return this.exited;
+  }
+
+  /** Stops everything now: running turns are cancelled and `exited` settles with 130. */
+  abort() {
+    if (this.#closing) return;
+    this.#closing = true;
+    const active = this.#active;
+    this.#active = null;
+    active?.markClosed();
+    this.#shutdown(130);
+  }
+
+  #shutdown(code) {
+    for (const turn of this.#turns.values()) turn.cancel();
+    this.#core.shutdown();
+    this.#events.emit('runtime.exit', { code });
+    this.#resolveExited(code);
+  }
+
+  // Internal plumbing for Session and Turn.
+  get core() {
+    this.#assertOpen();
+    return this.#core;
+  }
+  get events() {
+    return this.#events;
+  }
+  isActive(session) {
+    return this.#active === session;
+  }
+  release(session) {
+    if (this.#active === session) this.#active = null;
+  }
+  registerTurn(turn) {
+    const id = this.#nextTurnId++;
+    this.#turns.set(id, turn);
+    return id;
+  }
+  unregisterTurn(id) {
+    this.#turns.delete(id);
+  }
+}
+
+class Session {
+  #agent;
+  #configOptions;
+  #turn = null;
+  #closed = false;
+
+  constructor(agent, opened) {
+    this.#agent = agent;
+    this.id = opened.sessionId;
+    this.modes = opened.modes;
+    this.history = opened.history ?? [];
+    this.#configOptions = opened.configOptions;
+  }
+
+  get configOptions() {
+    return this.#configOptions;
+  }
+
+  #assertOpen() {
+    if (this.#closed) throw new Error('fx session is closed');
+    if (!this.#agent.isActive(this)) throw new Error('fx session is no longer active');
+  }
+
+  /** Sets one config option (`model`, `mode`); persisted through `configStore` once accepted. */
+  async setConfigOption(configId, value, source = 'sdk') {
+    this.#assertOpen();
+    if (typeof configId !== 'string' || typeof value !== 'string') {
+      throw new TypeError('setConfigOption(configId, value) takes two strings');
+    }
+    const result = await this.#agent.core.setConfigOption(this.id, configId, value, source);
+    this.#configOptions = result.configOptions;
+    this.modes = result.modes;
+    return this.#configOptions;
+  }
+
+  setModel(value) {
+    return this.setConfigOption('model', value);
+  }
+
+  setMode(value) {
+    return this.setConfigOption('mode', value);
+  }
+
+  /** Applies each entry in order; the first failure rejects and stops. */
+  async setConfig(values) {
+    if (values === null || typeof values !== 'object') throw new TypeError('setConfig() takes an object');
+    for (const [configId, value] of Object.entries(values)) await this.setConfigOption(configId, value);
+    return this.#configOptions;
+  }
+
+  /**
+   * Starts a turn. Returns at once with a Turn: iterate it for ACP updates, await `result` or
+   * `stopReason`. Leaving a `for await` loop early cancels the turn.
+   */
+  prompt(input, { signal } = {}) {
+    this.#assertOpen();
+    if (this.#turn) throw new Error('a prompt is already in progress for this session');
+    const blocks = normalizePrompt(input);
+    if (signal !== undefined && (typeof signal?.addEventListener !== 'function' || typeof signal?.removeEventListener !== 'function')) {
+      throw new TypeError('prompt signal must be an AbortSignal');
+    }
+    const turn = new Turn(this.#agent, this.id, blocks, signal, () => {
+      if (this.#turn === turn) this.#turn = null;
+    });
+    this.#turn = turn;
+    return turn;
+  }
+
+  /** Cancels the running turn (if any) and closes the session. Idempotent. */
+  async close() {
+    if (this.#closed) return;
+    const turn = this.#turn;
+    if (turn) {
+      turn.cancel();
+      await turn.result.catch(() => {});
+    }
+    this.markClosed();
+  }
+
+  markClosed() {
+    this.#closed = true;
+    this.#agent.release(this);
+  }
+
+  /** Deletes the stored session. Refused while a turn runs; on failure the session stays usable. */
+  async remove() {
+    if (this.#turn) throw new Error('cannot remove a session while a prompt is active');
+    await this.#agent.core.removeSession(this.id);
+    this.markClosed();
+  }
+}
+
+class Turn {
+  #agent;
+  #core;
+  #id;
+  #queue = [];
+  #waiters = [];
+  #done = false;
+  #cancelled = false;
+  #signal;
+  #onAbort;
+
+  constructor(agent, sessionId, blocks, signal, onSettled) {
+    this.#agent = agent;
+    this.#id = agent.registerTurn(this);
+    const core = agent.core;
+    this.#core = core;
+    this.result = core.prompt(sessionId, this.#id, blocks).then(
+      (stopReason) => ({ stopReason }),
+      (error) => {
+        throw error;
+      },
+    );
+    this.stopReason = this.result.then((r) => r.stopReason);
+    this.stopReason.catch(() => {});
+    const settle = () => {
+      this.#done = true;
+      agent.unregisterTurn(this.#id);
+      signal?.removeEventListener('abort', this.#onAbort);
+      onSettled();
+      for (const waiter of this.#waiters.splice(0)) waiter.resolve(this.#next());
+    };
+    this.result.then(settle, settle);
+    if (signal) {
+      this.#signal = signal;
+      this.#onAbort = () => this.cancel();
+      if (signal.aborted) queueMicrotask(this.#onAbort);
+      else signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  /** Called by the host object for each update of this turn. */
+  push(update) {
+    if (this.#done) return;
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter.resolve({ value: update, done: false });
+    else this.#queue.push(update);
+  }
+
+  #next() {
+    if (this.#queue.length > 0) return { value: this.#queue.shift(), done: false };
+    if (this.#done) return { value: undefined, done: true };
+    return null;
+  }
+
+  /** Stops the turn: the running request or command is aborted; `stopReason` is "cancelled". */
+  cancel() {
+    if (this.#done || this.#cancelled) return;
+    this.#cancelled = true;
+    this.#core.cancelTurn(this.#id);
+  }
+
+  [Symbol.asyncIterator]() {
+    return {
+      next: () => {
+        const ready = this.#next();
+        if (ready) return Promise.resolve(ready);
+        return new Promise((resolve) => this.#waiters.push({ resolve }));
+      },
+      return: async () => {
+        this.cancel();
+        await this.result.catch(() => {});
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+}
+
+/** Turns `prompt()` input into ACP content blocks, or throws a TypeError naming the problem. */
+export function normalizePrompt(input) {
+  if (typeof input === 'string') return [{ type: 'text', text: input }];
+  if (!Array.isArray(input)) throw new TypeError('prompt input must be a string or an array of prompt blocks');
+  return input.map((block, i) => {
+    if (block === null || typeof block !== 'object') throw new TypeError(`prompt block ${i} must be an object`);
+    switch (block.type) {
+      case 'text':
+        if (typeof block.text !== 'string') throw new TypeError(`text prompt block ${i} requires text`);
+        return { type: 'text', text: block.text };
+      case 'resource': {
+        const resource = block.resource ?? block;
+        if (typeof resource.uri !== 'string') throw new TypeError(`resource prompt block ${i} requires uri`);
+        if (resource.text !== undefined && typeof resource.text !== 'string') {
+          throw new TypeError(`resource prompt block ${i} text must be a string`);
+        }
+        return { type: 'resource', resource: { uri: resource.uri, ...(resource.text === undefined ? {} : { text: resource.text }) } };
+      }
+      case 'image':
+        throw new TypeError('image prompt blocks are unsupported');
+      default:
+        throw new TypeError(`unsupported prompt block type: ${block.type}`);
+    }
+  });
+}
+
+export { codedError };

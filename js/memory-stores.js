@@ -1,0 +1,114 @@
+// In-memory adapters: the default session store of createFxAgent, and stores for tests and
+// Node hosts. Each keeps the same contract as its browser-backed sibling.
+
+/** An Error with a `code`, as adapters throw them. */
+export function codedError(code, message) {
+  const error = new Error(message);
+  error.name = 'FxStoreError';
+  error.code = code;
+  return error;
+}
+
+/**
+ * Sessions in a Map: revisions "1", "2", … from one counter; `commit` is a compare-and-set
+ * (`undefined` expects no record); `list()` is newest first.
+ */
+export function memorySessionStore() {
+  const records = new Map();
+  let counter = 0;
+  return {
+    load(id) {
+      const record = records.get(id);
+      return record ? { bytes: record.bytes.slice(), revision: record.revision } : null;
+    },
+    commit(id, bytes, expectedRevision) {
+      const current = records.get(id);
+      if ((current?.revision ?? undefined) !== (expectedRevision ?? undefined)) {
+        throw codedError(
+          'FX_SESSION_REVISION_CONFLICT',
+          `session ${id} is at revision ${current?.revision ?? 'none'}, not ${expectedRevision ?? 'none'}`,
+        );
+      }
+      counter += 1;
+      const revision = String(counter);
+      records.set(id, { bytes: bytes.slice(), revision, updatedAtMs: Date.now() });
+      return { revision };
+    },
+    list() {
+      return [...records.entries()]
+        .map(([id, record]) => ({ id, updatedAtMs: record.updatedAtMs }))
+        .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    },
+    remove(id) {
+      records.delete(id);
+    },
+  };
+}
+
+/** Config values in a Map (`get` returns null when unset). */
+export function memoryConfigStore(initial = {}) {
+  const values = new Map(Object.entries(initial));
+  return {
+    get(id) {
+      return values.has(id) ? values.get(id) : null;
+    },
+    set(id, value) {
+      values.set(id, value);
+    },
+  };
+}
+
+/**
+ * Prompt history per workspace, oldest to newest: `duplicate` for a repeat of the latest entry,
+ * `record_too_large` over `maxRecordBytes`, at most `maxEntries` kept per workspace.
+ */
+export function memoryPromptHistoryStore({ maxEntries = 1000, maxRecordBytes = 256 * 1024 } = {}) {
+  const byWorkspace = new Map();
+  const encoder = new TextEncoder();
+  return {
+    load(workspaceRoot, limit) {
+      const entries = byWorkspace.get(workspaceRoot) ?? [];
+      return entries.slice(Math.max(0, entries.length - limit));
+    },
+    append(workspaceRoot, value) {
+      if (encoder.encode(value).length > maxRecordBytes) return 'record_too_large';
+      const entries = byWorkspace.get(workspaceRoot) ?? [];
+      if (entries[entries.length - 1] === value) return 'duplicate';
+      entries.push(value);
+      if (entries.length > maxEntries) entries.splice(0, entries.length - maxEntries);
+      byWorkspace.set(workspaceRoot, entries);
+      return undefined;
+    },
+    clear(workspaceRoot) {
+      byWorkspace.delete(workspaceRoot);
+    },
+  };
+}
+
+/** One OAuth record with a revision; bytes are stored as given and never inspected. */
+export function memoryOAuthSessionStore() {
+  let record = null;
+  let counter = 0;
+  const conflict = (expected) =>
+    codedError(
+      'FX_OAUTH_SESSION_REVISION_CONFLICT',
+      `oauth session is at revision ${record?.revision ?? 'none'}, not ${expected ?? 'none'}`,
+    );
+  return {
+    load() {
+      return record ? { bytes: record.bytes.slice(), revision: record.revision } : null;
+    },
+    commit(bytes, expectedRevision) {
+      if ((record?.revision ?? undefined) !== (expectedRevision ?? undefined)) throw conflict(expectedRevision);
+      counter += 1;
+      record = { bytes: bytes.slice(), revision: String(counter) };
+      return { revision: record.revision };
+    },
+    remove(expectedRevision) {
+      if (!record) return 'missing';
+      if (expectedRevision !== undefined && record.revision !== expectedRevision) throw conflict(expectedRevision);
+      record = null;
+      return true;
+    },
+  };
+}

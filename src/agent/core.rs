@@ -1,0 +1,644 @@
+//! The agent: sessions, config, the model catalog, and turns, over one [`Host`].
+//!
+//! One agent serves any number of sessions; each session runs at most one turn at a time. While
+//! a turn runs, the session is taken out of its slot (so no `RefCell` borrow ever spans an
+//! `.await`) and put back when the turn ends.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use crate::gateway::catalog::catalog_request_headers;
+use crate::gateway::{Catalog, ChatEndpoint, EndpointError, DEFAULT_MODEL_ID};
+use crate::log::event::PreferencesChange;
+use crate::log::turn::HistoryTurn;
+use crate::log::types::{Preferences, Provider};
+use crate::tools::workspace::{RawWorkspace, WorkspaceError, WorkspaceInfo};
+
+use super::acp::{StopReason, ToolCallContent, ToolKind, ToolStatus, Update};
+use super::cancel::Cancel;
+use super::context::ContextPolicy;
+use super::host::{Host, HostEvent, HttpRequest, StoreError};
+use super::model::read_capped;
+use super::modes::{config_options, modes, validate_model_id, ConfigOption, Mode, Modes};
+use super::session::{LiveSession, SessionError};
+use super::turn::{run_turn, TurnError, TurnSettings, DEFAULT_STEP_LIMIT};
+
+/// Largest catalog body read.
+const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
+
+/// Why an agent operation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AgentError {
+    #[error("{0}")]
+    Endpoint(EndpointError),
+    #[error("{0}")]
+    Workspace(WorkspaceError),
+    #[error("{0}")]
+    Session(SessionError),
+    #[error("{0}")]
+    Turn(TurnError),
+    #[error("no session with id {0} is open")]
+    NoSession(String),
+    #[error("a prompt is already in progress for session {0}")]
+    Busy(String),
+    #[error("invalid model id: {0}")]
+    InvalidModel(String),
+    #[error("the prompt is empty")]
+    EmptyPrompt,
+    #[error("no AI Gateway credential: set env.AI_GATEWAY_API_KEY or sign in")]
+    NoCredential,
+    #[error("the agent is closed")]
+    Closed,
+}
+
+impl AgentError {
+    /// The `code` of the JS error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AgentError::Endpoint(error) => error.code(),
+            AgentError::Workspace(error) => error.code(),
+            AgentError::Session(error) => error.code(),
+            AgentError::Turn(error) => error.code(),
+            AgentError::NoSession(_) => "FX_SESSION_NOT_OPEN",
+            AgentError::Busy(_) => "FX_PROMPT_IN_PROGRESS",
+            AgentError::InvalidModel(_) => "FX_INVALID_MODEL",
+            AgentError::EmptyPrompt => "FX_EMPTY_PROMPT",
+            AgentError::NoCredential => "FX_AUTH_REQUIRED",
+            AgentError::Closed => "FX_AGENT_CLOSED",
+        }
+    }
+
+    /// True for argument errors a JS caller should see as a `TypeError`.
+    pub fn is_type_error(&self) -> bool {
+        matches!(self, AgentError::Endpoint(_) | AgentError::Workspace(_))
+    }
+}
+
+impl From<SessionError> for AgentError {
+    fn from(error: SessionError) -> Self {
+        AgentError::Session(error)
+    }
+}
+
+/// What the agent is configured with at creation.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub endpoint: ChatEndpoint,
+    pub api_key: Option<String>,
+    pub model: String,
+    pub workspace: Option<WorkspaceInfo>,
+    pub policy: ContextPolicy,
+    pub step_limit: u32,
+}
+
+impl AgentConfig {
+    /// Reads the environment (`AI_GATEWAY_API_KEY`, `FX_GATEWAY_CHAT_URL`, `FX_MODEL`) and
+    /// validates the workspace description.
+    ///
+    /// # Errors
+    /// [`AgentError::Endpoint`] for a chat URL outside the policy; [`AgentError::Workspace`]
+    /// for a workspace that breaks the version-1 contract.
+    pub fn from_env(
+        env: &HashMap<String, String>,
+        workspace: Option<&RawWorkspace>,
+    ) -> Result<Self, AgentError> {
+        let endpoint = ChatEndpoint::from_env(env.get("FX_GATEWAY_CHAT_URL").map(String::as_str))
+            .map_err(AgentError::Endpoint)?;
+        let workspace = workspace
+            .map(RawWorkspace::validate)
+            .transpose()
+            .map_err(AgentError::Workspace)?;
+        let api_key = env
+            .get("AI_GATEWAY_API_KEY")
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty());
+        let model = env
+            .get("FX_MODEL")
+            .filter(|m| validate_model_id(m).is_ok())
+            .cloned()
+            .unwrap_or_else(|| DEFAULT_MODEL_ID.to_owned());
+        Ok(AgentConfig {
+            endpoint,
+            api_key,
+            model,
+            workspace,
+            policy: ContextPolicy::default(),
+            step_limit: DEFAULT_STEP_LIMIT,
+        })
+    }
+}
+
+/// A session as the host sees it after creating or opening it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opened {
+    pub session_id: String,
+    pub config_options: Vec<ConfigOption>,
+    pub modes: Modes,
+    /// Replayed updates of the stored turns (empty for a new session).
+    pub history: Vec<Update>,
+}
+
+/// One entry of `listSessions()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub session_id: String,
+    pub updated_at_ms: i64,
+}
+
+/// How a prompt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptEnd {
+    pub stop_reason: StopReason,
+    /// The session's id now (a fork gets a new one).
+    pub session_id: String,
+    pub forked_from: Option<String>,
+}
+
+enum Slot {
+    Idle(Box<LiveSession>),
+    Busy,
+}
+
+/// The agent.
+pub struct Agent<H: Host> {
+    host: H,
+    config: AgentConfig,
+    catalog: RefCell<Option<Catalog>>,
+    sessions: RefCell<HashMap<String, Slot>>,
+    turns: RefCell<HashMap<u32, Cancel>>,
+    closed: Cell<bool>,
+}
+
+impl<H: Host> Agent<H> {
+    pub fn new(host: H, config: AgentConfig) -> Self {
+        Agent {
+            host,
+            config,
+            catalog: RefCell::new(None),
+            sessions: RefCell::new(HashMap::new()),
+            turns: RefCell::new(HashMap::new()),
+            closed: Cell::new(false),
+        }
+    }
+
+    pub fn host(&self) -> &H {
+        &self.host
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    fn check_open(&self) -> Result<(), AgentError> {
+        if self.closed.get() {
+            Err(AgentError::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Loads the model catalog. A failure is reported as an event and never stops the agent.
+    pub async fn load_catalog(&self) {
+        let headers = catalog_request_headers(self.config.api_key.as_deref(), None)
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect();
+        let request = HttpRequest {
+            method: "GET",
+            url: self.config.endpoint.catalog_url(),
+            headers,
+            body: Vec::new(),
+        };
+        let cancel = Cancel::new();
+        let result = match self.host.fetch(request, &cancel).await {
+            Ok(mut response) if response.status == 200 => {
+                read_capped(&mut response.body, &cancel, MAX_CATALOG_BYTES)
+                    .await
+                    .map_err(|error| error.to_string())
+                    .and_then(|body| Catalog::parse(&body).map_err(|error| error.to_string()))
+            }
+            Ok(response) => Err(format!(
+                "the model catalog answered HTTP {}",
+                response.status
+            )),
+            Err(error) => Err(error.to_string()),
+        };
+        match result {
+            Ok(catalog) => *self.catalog.borrow_mut() = Some(catalog),
+            Err(message) => self.host.event(HostEvent::CatalogError { message }),
+        }
+    }
+
+    fn catalog_ids(&self) -> Vec<String> {
+        self.catalog
+            .borrow()
+            .as_ref()
+            .map(|catalog| catalog.sorted().into_iter().map(|m| m.id.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn workspace_root(&self) -> &str {
+        self.config
+            .workspace
+            .as_ref()
+            .map_or("/", |w| w.root.as_str())
+    }
+
+    fn describe(&self, session: &LiveSession, history: Vec<Update>) -> Opened {
+        Opened {
+            session_id: session.id().to_owned(),
+            config_options: config_options(
+                &self.catalog_ids(),
+                &session.state().preferences.model,
+                session.mode,
+            ),
+            modes: modes(session.mode),
+            history,
+        }
+    }
+
+    /// Creates a session, commits it, and applies stored config.
+    ///
+    /// # Errors
+    /// [`AgentError::Session`] when it cannot be stored.
+    pub async fn create_session(&self) -> Result<Opened, AgentError> {
+        self.check_open()?;
+        let preferences = Preferences {
+            model: self.config.model.clone(),
+            effort: "auto".to_owned(),
+            fast_mode: false,
+            provider: Provider::Gateway,
+        };
+        let mut session = LiveSession::create(
+            &self.host,
+            self.workspace_root(),
+            preferences,
+            Mode::default(),
+        )?;
+        session.persist(&self.host).await?;
+        self.restore_config(&mut session).await;
+        let opened = self.describe(&session, Vec::new());
+        self.sessions
+            .borrow_mut()
+            .insert(opened.session_id.clone(), Slot::Idle(Box::new(session)));
+        Ok(opened)
+    }
+
+    /// Opens a stored session; a turn a closed tab left unfinished becomes an interrupted turn.
+    ///
+    /// # Errors
+    /// [`AgentError::Session`] when it is missing or unreadable.
+    pub async fn open_session(&self, id: &str) -> Result<Opened, AgentError> {
+        self.check_open()?;
+        if matches!(self.sessions.borrow().get(id), Some(Slot::Busy)) {
+            return Err(AgentError::Busy(id.to_owned()));
+        }
+        let mut session = LiveSession::open(&self.host, id, Mode::default()).await?;
+        if session.settle_checkpoint(&self.host)? {
+            session.persist(&self.host).await?;
+        }
+        self.restore_config(&mut session).await;
+        let history = replay(&session);
+        let opened = self.describe(&session, history);
+        self.sessions
+            .borrow_mut()
+            .insert(opened.session_id.clone(), Slot::Idle(Box::new(session)));
+        Ok(opened)
+    }
+
+    /// Forgets an open session (its stored record stays).
+    pub fn close_session(&self, id: &str) {
+        let mut sessions = self.sessions.borrow_mut();
+        if matches!(sessions.get(id), Some(Slot::Idle(_))) {
+            sessions.remove(id);
+        }
+    }
+
+    /// The stored sessions, newest first.
+    ///
+    /// # Errors
+    /// [`AgentError::Session`] when the store fails.
+    pub async fn list_sessions(&self) -> Result<Vec<Listed>, AgentError> {
+        self.check_open()?;
+        let mut listed = self
+            .host
+            .list_sessions()
+            .await
+            .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
+        listed.sort_by_key(|l| std::cmp::Reverse(l.updated_at_ms));
+        Ok(listed
+            .into_iter()
+            .map(|l| Listed {
+                session_id: l.id,
+                updated_at_ms: l.updated_at_ms,
+            })
+            .collect())
+    }
+
+    /// Deletes a stored session.
+    ///
+    /// # Errors
+    /// [`AgentError::Busy`] while a turn runs; [`AgentError::Session`] when the store fails.
+    pub async fn remove_session(&self, id: &str) -> Result<(), AgentError> {
+        self.check_open()?;
+        if matches!(self.sessions.borrow().get(id), Some(Slot::Busy)) {
+            return Err(AgentError::Busy(id.to_owned()));
+        }
+        self.host
+            .remove_session(id)
+            .await
+            .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
+        self.sessions.borrow_mut().remove(id);
+        Ok(())
+    }
+
+    fn take(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
+        let mut sessions = self.sessions.borrow_mut();
+        match sessions.insert(id.to_owned(), Slot::Busy) {
+            Some(Slot::Idle(session)) => Ok(session),
+            Some(Slot::Busy) => Err(AgentError::Busy(id.to_owned())),
+            None => {
+                sessions.remove(id);
+                Err(AgentError::NoSession(id.to_owned()))
+            }
+        }
+    }
+
+    fn put_back(&self, old_id: &str, session: Box<LiveSession>) {
+        let mut sessions = self.sessions.borrow_mut();
+        sessions.remove(old_id);
+        sessions.insert(session.id().to_owned(), Slot::Idle(session));
+    }
+
+    /// Sets `model` or `mode` (other ids are ignored). Returns the session's options after.
+    ///
+    /// # Errors
+    /// [`AgentError::InvalidModel`]; [`AgentError::Session`] when the model change cannot be
+    /// stored (it is then not applied).
+    pub async fn set_config(
+        &self,
+        id: &str,
+        config_id: &str,
+        value: &str,
+        source: &'static str,
+    ) -> Result<Opened, AgentError> {
+        self.check_open()?;
+        let mut session = self.take(id)?;
+        let result = self
+            .apply_config(&mut session, config_id, value, source)
+            .await;
+        let opened = self.describe(&session, Vec::new());
+        self.put_back(id, session);
+        result.map(|()| opened)
+    }
+
+    async fn apply_config(
+        &self,
+        session: &mut LiveSession,
+        config_id: &str,
+        value: &str,
+        source: &'static str,
+    ) -> Result<(), AgentError> {
+        let previous = match config_id {
+            "model" => {
+                validate_model_id(value).map_err(|e| AgentError::InvalidModel(e.to_string()))?;
+                let previous = session.state().preferences.model.clone();
+                if previous != value {
+                    let change = PreferencesChange {
+                        model: Some(value.to_owned()),
+                        ..PreferencesChange::default()
+                    };
+                    session.change_preferences(&self.host, change)?;
+                    session.persist(&self.host).await?;
+                }
+                previous
+            }
+            "mode" => {
+                let Some(mode) = Mode::parse(value) else {
+                    return Ok(());
+                };
+                let previous = session.mode.id().to_owned();
+                session.mode = mode;
+                previous
+            }
+            _ => return Ok(()),
+        };
+        match self.host.config_set(config_id, value).await {
+            Ok(_) => {}
+            Err(message) => self.host.event(HostEvent::ConfigPersistError {
+                id: config_id.to_owned(),
+                message,
+            }),
+        }
+        self.host.event(HostEvent::ConfigChanged {
+            id: config_id.to_owned(),
+            previous: Some(previous),
+            value: value.to_owned(),
+            source,
+        });
+        Ok(())
+    }
+
+    /// Applies the host's stored `model` and `mode`; failures become events.
+    async fn restore_config(&self, session: &mut LiveSession) {
+        for id in ["model", "mode"] {
+            let current = match id {
+                "model" => session.state().preferences.model.clone(),
+                _ => session.mode.id().to_owned(),
+            };
+            match self.host.config_get(id).await {
+                Ok(Some(value)) if value != current => {
+                    let accepted = match id {
+                        "model" => validate_model_id(&value).is_ok(),
+                        _ => Mode::parse(&value).is_some(),
+                    };
+                    if !accepted {
+                        self.host.event(HostEvent::ConfigRestoreError {
+                            id: id.to_owned(),
+                            message: format!("the stored {id} value is not valid"),
+                        });
+                        continue;
+                    }
+                    if let Err(error) = self.apply_config(session, id, &value, "restore").await {
+                        self.host.event(HostEvent::ConfigRestoreError {
+                            id: id.to_owned(),
+                            message: error.to_string(),
+                        });
+                    }
+                }
+                Ok(_) => {}
+                Err(message) => self.host.event(HostEvent::ConfigRestoreError {
+                    id: id.to_owned(),
+                    message,
+                }),
+            }
+        }
+    }
+
+    /// Runs one turn of session `id`. Updates go to the host tagged with `turn_id`.
+    ///
+    /// # Errors
+    /// [`AgentError::Turn`] when the model request fails for good (the turn is recorded as
+    /// interrupted); [`AgentError::NoCredential`] without a usable credential.
+    pub async fn prompt(
+        &self,
+        id: &str,
+        turn_id: u32,
+        text: String,
+    ) -> Result<PromptEnd, AgentError> {
+        self.check_open()?;
+        if text.trim().is_empty() {
+            return Err(AgentError::EmptyPrompt);
+        }
+        if self.config.api_key.is_none() && self.config.endpoint.is_canonical() {
+            return Err(AgentError::NoCredential);
+        }
+        let cancel = Cancel::new();
+        self.turns.borrow_mut().insert(turn_id, cancel.clone());
+        let mut session = match self.take(id) {
+            Ok(session) => session,
+            Err(error) => {
+                self.turns.borrow_mut().remove(&turn_id);
+                return Err(error);
+            }
+        };
+        let catalog = self.catalog.borrow().clone();
+        let model_info = catalog
+            .as_ref()
+            .and_then(|c| c.get(&session.state().preferences.model));
+        let window = model_info.and_then(|m| m.effective_context_window());
+        let mut policy = self.config.policy;
+        policy.budget_tokens =
+            ContextPolicy::budget_for(window, model_info.and_then(|m| m.max_tokens));
+        let settings = TurnSettings {
+            endpoint: &self.config.endpoint,
+            token: self.config.api_key.as_deref(),
+            team: None,
+            model_info,
+            workspace: self.config.workspace.as_ref(),
+            policy,
+            step_limit: self.config.step_limit,
+        };
+        let result = run_turn(&self.host, &cancel, &mut session, &settings, turn_id, text).await;
+        self.turns.borrow_mut().remove(&turn_id);
+        let session_id = session.id().to_owned();
+        self.put_back(id, session);
+        let end = result.map_err(AgentError::Turn)?;
+        Ok(PromptEnd {
+            stop_reason: end.stop_reason,
+            session_id,
+            forked_from: end.forked_from,
+        })
+    }
+
+    /// Cancels a running turn (no-op when it already ended).
+    pub fn cancel(&self, turn_id: u32) {
+        let cancel = self.turns.borrow().get(&turn_id).cloned();
+        if let Some(cancel) = cancel {
+            cancel.cancel();
+        }
+    }
+
+    /// Cancels every turn and refuses further work.
+    pub fn shutdown(&self) {
+        self.closed.set(true);
+        let turns: Vec<Cancel> = self.turns.borrow().values().cloned().collect();
+        for cancel in turns {
+            cancel.cancel();
+        }
+    }
+}
+
+/// The ACP updates that replay a session's stored turns.
+pub fn replay(session: &LiveSession) -> Vec<Update> {
+    let mut updates = Vec::new();
+    for turn in &session.state().history {
+        match turn {
+            HistoryTurn::CompactedSummary(summary) => {
+                updates.push(Update::user_text(summary.summary.to_lossy()))
+            }
+            _ => {
+                if let Some(user) = turn.user() {
+                    updates.push(Update::user_text(user.text.to_lossy()));
+                }
+            }
+        }
+        let (execution, assistant) = match turn {
+            HistoryTurn::Assistant(t) => (
+                Some(&t.execution),
+                Some(t.assistant.to_lossy().into_owned()),
+            ),
+            HistoryTurn::Interrupted(t) => (
+                Some(&t.execution),
+                t.assistant.as_ref().map(|a| a.to_lossy().into_owned()),
+            ),
+            HistoryTurn::BackgroundCommand(t) => (
+                Some(&t.execution),
+                t.assistant.as_ref().map(|a| a.to_lossy().into_owned()),
+            ),
+            HistoryTurn::CompactedSummary(_) => (None, None),
+        };
+        for step in execution
+            .map(|e| e.tool_steps.as_slice())
+            .unwrap_or_default()
+        {
+            if let Some(text) = step
+                .assistant
+                .as_ref()
+                .map(|a| a.to_lossy())
+                .filter(|a| !a.is_empty())
+            {
+                updates.push(Update::agent_text(text));
+            }
+            for call in &step.tool_calls {
+                let result = step.tool_results.iter().find(|r| r.tool_call_id == call.id);
+                let raw_input = serde_json::from_slice(call.arguments_json.as_bytes())
+                    .unwrap_or(serde_json::Value::Null);
+                let title = raw_input
+                    .get("command")
+                    .and_then(|c| c.as_str())
+                    .map_or_else(|| call.name.to_lossy().into_owned(), str::to_owned);
+                updates.push(Update::ToolCall {
+                    tool_call_id: call.id.to_lossy().into_owned(),
+                    title,
+                    kind: ToolKind::Execute,
+                    status: ToolStatus::Pending,
+                    raw_input,
+                });
+                let (status, content) = match result {
+                    Some(r) if r.status == crate::log::execution::ToolStatus::Success => (
+                        ToolStatus::Completed,
+                        vec![ToolCallContent::text(r.output.to_lossy())],
+                    ),
+                    Some(r) => (
+                        ToolStatus::Failed,
+                        vec![ToolCallContent::text(r.output.to_lossy())],
+                    ),
+                    None => (ToolStatus::Failed, Vec::new()),
+                };
+                updates.push(Update::ToolCallUpdate {
+                    tool_call_id: call.id.to_lossy().into_owned(),
+                    status,
+                    content,
+                    raw_output: None,
+                });
+            }
+        }
+        if let Some(text) = assistant.filter(|t| !t.is_empty()) {
+            updates.push(Update::agent_text(text));
+        }
+        if let HistoryTurn::Interrupted(t) = turn {
+            updates.push(Update::agent_text(format!(
+                "[{}]",
+                t.terminal_reason.as_str()
+            )));
+        }
+    }
+    updates
+}
+
+impl From<StoreError> for AgentError {
+    fn from(error: StoreError) -> Self {
+        AgentError::Session(SessionError::Store(error))
+    }
+}

@@ -1,0 +1,281 @@
+//! One model step: send the request, stream the answer, retry what is safe to retry.
+//!
+//! A request is retried (bounded attempts, backoff, `Retry-After` honoured) on 408/409/429/5xx,
+//! a dropped connection, or a stream that ends without `finish` — but only while nothing of the
+//! answer has reached the user, so a retry never repeats text on screen. Any other failure ends
+//! the step with a typed [`StepError`].
+
+use std::time::Duration;
+
+use crate::gateway::error::{
+    parse_retry_after, ProviderError, RetryCause, RetryDecision, RetryState,
+};
+use crate::gateway::{Completion, Disposition, SseDecoder, SseEvent, StreamAccumulator};
+
+use super::cancel::{Cancel, Cancelled};
+use super::host::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
+
+/// Attempts per model step (the first one included).
+pub const MAX_ATTEMPTS: u32 = 5;
+/// Largest error body read from a non-200 response.
+pub const MAX_ERROR_BODY_BYTES: usize = 1024 * 1024;
+
+/// Why a step produced no usable completion.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StepError {
+    #[error("cancelled")]
+    Cancelled,
+    /// A non-200 answer that was not retried (or kept failing).
+    #[error("{0}")]
+    Http(ProviderError),
+    /// The connection failed and retries did not help.
+    #[error("could not reach the AI Gateway: {0}")]
+    Network(String),
+    /// The response broke off or reported an error after output had started (or retries ran out).
+    #[error("the model response failed: {0}")]
+    Response(String),
+    /// The response could not be decoded.
+    #[error("the model response could not be read: {0}")]
+    Decode(String),
+}
+
+impl StepError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            StepError::Cancelled => "FX_CANCELLED",
+            StepError::Http(_) => "FX_GATEWAY_HTTP_ERROR",
+            StepError::Network(_) => "FX_GATEWAY_NETWORK_ERROR",
+            StepError::Response(_) => "FX_GATEWAY_RESPONSE_ERROR",
+            StepError::Decode(_) => "FX_GATEWAY_PROTOCOL_ERROR",
+        }
+    }
+
+    /// The HTTP status, for HTTP failures.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            StepError::Http(error) => error.status(),
+            _ => None,
+        }
+    }
+}
+
+impl From<Cancelled> for StepError {
+    fn from(_: Cancelled) -> Self {
+        StepError::Cancelled
+    }
+}
+
+/// A step's outcome, with the partial text when it failed after output began.
+pub struct StepFailure {
+    pub error: StepError,
+    pub partial_text: String,
+}
+
+/// What the step reports while it runs.
+pub trait StepSink {
+    /// A chunk of streamed answer text (all text deltas of one network read, joined).
+    fn text(&mut self, text: &str);
+}
+
+/// Sends `request` and returns the completed answer.
+///
+/// # Errors
+/// A [`StepFailure`] with the text streamed before the failure.
+pub async fn run_step<H: Host>(
+    host: &H,
+    cancel: &Cancel,
+    request: &HttpRequest,
+    sink: &mut dyn StepSink,
+) -> Result<Completion, StepFailure> {
+    let mut retry = RetryState::new(MAX_ATTEMPTS);
+    loop {
+        let fail = |error| StepFailure {
+            error,
+            partial_text: String::new(),
+        };
+        cancel.check().map_err(|_| fail(StepError::Cancelled))?;
+        let (cause, retry_after, error) = match host.fetch(request.clone(), cancel).await {
+            Err(FetchError::Cancelled) => return Err(fail(StepError::Cancelled)),
+            Err(FetchError::Network(message)) => (
+                Some(RetryCause::ConnectionDropped),
+                None,
+                StepError::Network(message),
+            ),
+            Ok(mut response) if response.status != 200 => {
+                let body = read_capped(&mut response.body, cancel, MAX_ERROR_BODY_BYTES).await;
+                let body = match body {
+                    Err(FetchError::Cancelled) => return Err(fail(StepError::Cancelled)),
+                    Err(FetchError::Network(_)) => Vec::new(),
+                    Ok(body) => body,
+                };
+                let error = ProviderError::from_http(response.status, &body);
+                let now_seconds = u64::try_from(host.now_ms() / 1000).ok();
+                let retry_after = response
+                    .retry_after
+                    .as_deref()
+                    .and_then(|v| parse_retry_after(v, now_seconds));
+                (error.retry_cause(), retry_after, StepError::Http(error))
+            }
+            Ok(response) => match stream(response.body, cancel, sink).await {
+                Streamed::Done(completion) => match completion.disposition() {
+                    Disposition::Interrupted
+                        if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
+                    {
+                        (
+                            Some(RetryCause::ResponseInterrupted),
+                            None,
+                            StepError::Response("the response ended before it was complete".into()),
+                        )
+                    }
+                    Disposition::ProviderFailure
+                        if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
+                    {
+                        let message = provider_message(&completion);
+                        (
+                            Some(RetryCause::ProviderUnavailable),
+                            None,
+                            StepError::Response(message),
+                        )
+                    }
+                    _ => return Ok(*completion),
+                },
+                Streamed::Failed {
+                    error,
+                    partial_text,
+                } => {
+                    if !partial_text.is_empty()
+                        || matches!(error, StepError::Cancelled | StepError::Decode(_))
+                    {
+                        return Err(StepFailure {
+                            error,
+                            partial_text,
+                        });
+                    }
+                    (Some(RetryCause::ConnectionDropped), None, error)
+                }
+            },
+        };
+        match retry.on_failure(cause, retry_after) {
+            RetryDecision::Retry(delay) => {
+                let delay_ms = u32::try_from(delay.as_millis()).unwrap_or(u32::MAX);
+                host.event(HostEvent::RequestRetry {
+                    attempt: retry.attempts(),
+                    limit: MAX_ATTEMPTS,
+                    delay_ms,
+                    reason: error.to_string(),
+                });
+                wait(host, cancel, delay)
+                    .await
+                    .map_err(|_| fail(StepError::Cancelled))?;
+            }
+            RetryDecision::GiveUp | RetryDecision::Exhausted => return Err(fail(error)),
+        }
+    }
+}
+
+async fn wait<H: Host>(host: &H, cancel: &Cancel, delay: Duration) -> Result<(), Cancelled> {
+    let ms = u32::try_from(delay.as_millis()).unwrap_or(u32::MAX);
+    cancel.run(host.sleep(ms)).await
+}
+
+/// The text a provider failure carries, for messages.
+pub fn provider_message(completion: &Completion) -> String {
+    match (&completion.provider_error, &completion.finish) {
+        (Some(error), _) => match &error.code {
+            Some(code) => format!("{code}: {}", error.message),
+            None => error.message.clone(),
+        },
+        (None, Some(finish)) => format!(
+            "the model stopped with finish reason {}",
+            finish.reason.label()
+        ),
+        (None, None) => "the response ended before it was complete".to_owned(),
+    }
+}
+
+enum Streamed {
+    Done(Box<Completion>),
+    Failed {
+        error: StepError,
+        partial_text: String,
+    },
+}
+
+async fn stream<B: ResponseBody>(
+    mut body: B,
+    cancel: &Cancel,
+    sink: &mut dyn StepSink,
+) -> Streamed {
+    let mut decoder = SseDecoder::new().with_coalescing(true);
+    let mut accumulator = StreamAccumulator::new();
+    let mut events = Vec::new();
+    loop {
+        let chunk = match body.next_chunk(cancel).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(error) => {
+                let error = match error {
+                    FetchError::Cancelled => StepError::Cancelled,
+                    FetchError::Network(message) => StepError::Network(message),
+                };
+                return Streamed::Failed {
+                    error,
+                    partial_text: accumulator.completion().text.clone(),
+                };
+            }
+        };
+        if let Err(error) = decoder.feed(&chunk, &mut events) {
+            return Streamed::Failed {
+                error: StepError::Decode(error.to_string()),
+                partial_text: accumulator.completion().text.clone(),
+            };
+        }
+        deliver(&mut events, &mut accumulator, sink);
+        if decoder.is_done() {
+            break;
+        }
+    }
+    match decoder.end(&mut events) {
+        Ok(_) => {
+            deliver(&mut events, &mut accumulator, sink);
+            Streamed::Done(Box::new(accumulator.into_completion()))
+        }
+        Err(error) => Streamed::Failed {
+            error: StepError::Decode(error.to_string()),
+            partial_text: accumulator.completion().text.clone(),
+        },
+    }
+}
+
+fn deliver(
+    events: &mut Vec<SseEvent>,
+    accumulator: &mut StreamAccumulator,
+    sink: &mut dyn StepSink,
+) {
+    for event in events.drain(..) {
+        if let SseEvent::TextDelta(text) = &event {
+            sink.text(text);
+        }
+        accumulator.push(event);
+    }
+}
+
+/// Reads a whole body, keeping at most `cap` bytes.
+///
+/// # Errors
+/// [`FetchError`] when the read fails or is cancelled.
+pub async fn read_capped<B: ResponseBody>(
+    body: &mut B,
+    cancel: &Cancel,
+    cap: usize,
+) -> Result<Vec<u8>, FetchError> {
+    let mut out = Vec::new();
+    while let Some(chunk) = body.next_chunk(cancel).await? {
+        let room = cap.saturating_sub(out.len());
+        out.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+        if out.len() >= cap {
+            break;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,327 @@
+//! A live session: its event log, its stored revision, and how it reaches the host's store.
+//!
+//! Every change is appended to the log in memory, then committed as a compare-and-set on the
+//! stored revision. A commit never overwrites a newer record: on a revision conflict the stored
+//! record is reloaded; if it is exactly what we last committed, the commit is retried on its new
+//! revision; if another writer moved it on, our whole history (the shared part and ours) is
+//! saved as a new session — a fork — and the host is told. Nothing is lost either way.
+
+use std::collections::HashSet;
+
+use crate::log::appender::{Environment, NewSession, TurnCommit};
+use crate::log::checkpoint::RecoveryCheckpoint;
+use crate::log::event::PreferencesChange;
+use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
+use crate::log::types::Preferences;
+use crate::log::{LogError, Session as Log, SessionState};
+
+use super::host::{Host, HostEvent, StoreError};
+use super::modes::Mode;
+
+/// Why a session operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    #[error("{0}")]
+    Store(StoreError),
+    #[error("the session log refused the change: {0}")]
+    Log(String),
+    #[error("session {0} was not found in the session store")]
+    NotFound(String),
+    #[error("session {id} could not be loaded: {reason}")]
+    Unreadable { id: String, reason: String },
+}
+
+impl SessionError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SessionError::Store(StoreError::RevisionConflict) => "FX_SESSION_REVISION_CONFLICT",
+            SessionError::Store(StoreError::Failed { .. }) => "FX_SESSION_STORE_FAILED",
+            SessionError::Log(_) => "FX_SESSION_INVALID",
+            SessionError::NotFound(_) => "FX_SESSION_NOT_FOUND",
+            SessionError::Unreadable { .. } => "FX_SESSION_INVALID",
+        }
+    }
+}
+
+impl From<LogError> for SessionError {
+    fn from(error: LogError) -> Self {
+        SessionError::Log(error.to_string())
+    }
+}
+
+/// The log's randomness and clock, from the host.
+pub struct HostEnvironment<'a, H: Host>(pub &'a H);
+
+impl<H: Host> Environment for HostEnvironment<'_, H> {
+    fn fill_random(&mut self, buf: &mut [u8]) {
+        self.0.fill_random(buf);
+    }
+    fn now_ms(&mut self) -> i64 {
+        self.0.now_ms()
+    }
+    fn now_ns(&mut self) -> i128 {
+        let mut extra = [0u8; 2];
+        self.0.fill_random(&mut extra);
+        i128::from(self.0.now_ms()) * 1_000_000
+            + i128::from(u16::from_le_bytes(extra) % 1000) * 1000
+    }
+}
+
+/// A session the agent is working on.
+pub struct LiveSession {
+    log: Log,
+    /// The store's revision of what we last committed (`None`: never committed).
+    revision: Option<String>,
+    /// Length of the bytes last committed.
+    committed_len: usize,
+    pub mode: Mode,
+    /// Exact commands the user allowed for the rest of the session.
+    pub always_allowed: HashSet<String>,
+}
+
+impl LiveSession {
+    /// A new, uncommitted session.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when the workspace root or preferences break the log's rules.
+    pub fn create<H: Host>(
+        host: &H,
+        workspace_root: &str,
+        preferences: Preferences,
+        mode: Mode,
+    ) -> Result<Self, SessionError> {
+        let new = NewSession {
+            workspace_root: workspace_root.to_owned(),
+            preferences,
+            conversation_language: None,
+            id: None,
+        };
+        let log = Log::create(&mut HostEnvironment(host), new)?;
+        Ok(LiveSession {
+            log,
+            revision: None,
+            committed_len: 0,
+            mode,
+            always_allowed: HashSet::new(),
+        })
+    }
+
+    /// Loads a stored session.
+    ///
+    /// # Errors
+    /// [`SessionError::NotFound`], [`SessionError::Store`], or [`SessionError::Unreadable`].
+    pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
+        let stored = host.load_session(id).await.map_err(SessionError::Store)?;
+        let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
+        let committed_len = stored.bytes.len();
+        let log = Log::load(stored.bytes).map_err(|error| SessionError::Unreadable {
+            id: id.to_owned(),
+            reason: error.to_string(),
+        })?;
+        if log.state().id != id {
+            return Err(SessionError::Unreadable {
+                id: id.to_owned(),
+                reason: format!("the stored log belongs to session {}", log.state().id),
+            });
+        }
+        Ok(LiveSession {
+            log,
+            revision: Some(stored.revision),
+            committed_len,
+            mode,
+            always_allowed: HashSet::new(),
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.log.state().id
+    }
+
+    pub fn state(&self) -> &SessionState {
+        self.log.state()
+    }
+
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// True when everything appended has been committed.
+    pub fn is_saved(&self) -> bool {
+        self.revision.is_some() && self.committed_len == self.log.bytes().len()
+    }
+
+    /// Appends a committed turn with the session totals after it.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when the turn breaks a rule of the format.
+    pub fn append_turn<H: Host>(
+        &mut self,
+        host: &H,
+        turn: HistoryTurn,
+        input_tokens: u64,
+        output_tokens: u64,
+    ) -> Result<(), SessionError> {
+        let commit = TurnCommit {
+            turn,
+            conversation_language: None,
+            total_input_tokens: input_tokens,
+            total_output_tokens: output_tokens,
+            work_id: None,
+        };
+        self.log.commit_turn(&mut HostEnvironment(host), commit)?;
+        Ok(())
+    }
+
+    /// Appends a preferences change.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] for an invalid value.
+    pub fn change_preferences<H: Host>(
+        &mut self,
+        host: &H,
+        change: PreferencesChange,
+    ) -> Result<(), SessionError> {
+        self.log
+            .change_preferences(&mut HostEnvironment(host), change)?;
+        Ok(())
+    }
+
+    /// Records the in-flight turn so a closed tab can resume it.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when the checkpoint breaks an invariant.
+    pub fn set_checkpoint<H: Host>(
+        &mut self,
+        host: &H,
+        checkpoint: RecoveryCheckpoint,
+    ) -> Result<(), SessionError> {
+        self.log
+            .set_recovery_checkpoint(&mut HostEnvironment(host), checkpoint)?;
+        Ok(())
+    }
+
+    /// A pending recovery checkpoint (a turn that never finished) becomes an interrupted turn
+    /// that keeps its completed tool steps. Returns whether anything changed.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when the turn cannot be appended.
+    pub fn settle_checkpoint<H: Host>(&mut self, host: &H) -> Result<bool, SessionError> {
+        let Some(checkpoint) = self.state().recovery_checkpoint.clone() else {
+            return Ok(false);
+        };
+        let assistant = Some(checkpoint.assistant_source.clone()).filter(|text| !text.is_empty());
+        let completed_tool_names = checkpoint
+            .execution
+            .tool_steps
+            .iter()
+            .flat_map(|step| step.tool_results.iter().map(|r| r.tool_name.clone()))
+            .collect();
+        let turn = HistoryTurn::Interrupted(InterruptedTurn {
+            user: checkpoint.user,
+            assistant,
+            tool_call: None,
+            completed_tool_names,
+            terminal_reason: TerminalReason::Failed,
+            execution: checkpoint.execution,
+            cancelled_command: None,
+        });
+        let (input, output) = (
+            self.state().total_input_tokens,
+            self.state().total_output_tokens,
+        );
+        self.append_turn(host, turn, input, output)?;
+        Ok(true)
+    }
+
+    /// Commits everything appended so far. On a conflict with a record another writer moved on,
+    /// saves our history as a new session and returns the old id.
+    ///
+    /// # Errors
+    /// [`SessionError::Store`] when the store fails (our log stays in memory; a later commit
+    /// retries it).
+    pub async fn persist<H: Host>(&mut self, host: &H) -> Result<Option<String>, SessionError> {
+        if self.is_saved() {
+            return Ok(None);
+        }
+        let id = self.id().to_owned();
+        match host
+            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
+            .await
+        {
+            Ok(revision) => {
+                self.mark_committed(revision);
+                Ok(None)
+            }
+            Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
+            Err(error) => Err(SessionError::Store(error)),
+        }
+    }
+
+    fn mark_committed(&mut self, revision: String) {
+        self.revision = Some(revision);
+        self.committed_len = self.log.bytes().len();
+    }
+
+    async fn resolve_conflict<H: Host>(
+        &mut self,
+        host: &H,
+        id: String,
+    ) -> Result<Option<String>, SessionError> {
+        let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
+        let ours_committed = self
+            .log
+            .bytes()
+            .get(..self.committed_len)
+            .unwrap_or_default();
+        if let Some(stored) = &stored {
+            if self.revision.is_some() && stored.bytes == ours_committed {
+                // Same content under a new revision: nobody moved on; commit on top of it.
+                let revision = host
+                    .commit_session(&id, self.log.bytes(), Some(&stored.revision))
+                    .await
+                    .map_err(SessionError::Store)?;
+                self.mark_committed(revision);
+                return Ok(None);
+            }
+        }
+        self.fork(host, &id).await?;
+        Ok(Some(id))
+    }
+
+    /// Re-creates our history under a new id and commits it as a new record.
+    async fn fork<H: Host>(&mut self, host: &H, from: &str) -> Result<(), SessionError> {
+        let state = self.state().clone();
+        let mut fork = LiveSession::create(
+            host,
+            &state.workspace_root,
+            state.preferences.clone(),
+            self.mode,
+        )?;
+        fork.always_allowed = std::mem::take(&mut self.always_allowed);
+        let mut total_in = 0;
+        let mut total_out = 0;
+        let last = state.history.len().saturating_sub(1);
+        for (index, turn) in state.history.into_iter().enumerate() {
+            if index == last {
+                (total_in, total_out) = (state.total_input_tokens, state.total_output_tokens);
+            }
+            fork.append_turn(host, turn, total_in, total_out)?;
+        }
+        if let Some(checkpoint) = state.recovery_checkpoint {
+            fork.set_checkpoint(host, checkpoint)?;
+        }
+        let id = fork.id().to_owned();
+        let revision = host
+            .commit_session(&id, fork.log.bytes(), None)
+            .await
+            .map_err(SessionError::Store)?;
+        fork.mark_committed(revision);
+        host.event(HostEvent::SessionForked {
+            from: from.to_owned(),
+            to: id,
+            reason: "revision_conflict",
+        });
+        *self = fork;
+        Ok(())
+    }
+}

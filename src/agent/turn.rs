@@ -1,0 +1,617 @@
+//! One turn: the user's message, model steps, tool calls, results, until the model stops.
+//!
+//! Each step streams the model's answer to the host as ACP updates. Tool calls run one at a
+//! time through the workspace, after the permission policy allows them; every completed step is
+//! saved as a recovery checkpoint. The turn ends in the session log as an `assistant` turn, or
+//! as an `interrupted` one (cancelled or failed) that keeps what completed.
+
+use crate::gateway::prompt::{AssistantPart, Message, ToolCallPart, ToolResult as WireResult};
+use crate::gateway::request::{
+    build_request, RequestError, RequestOptions, ToolChoice, ToolDefinition,
+};
+use crate::gateway::{ChatEndpoint, Completion, Disposition, Effort, FinishReason, ModelInfo};
+use crate::log::checkpoint::{RecoveryAction, RecoveryCause, RecoveryCheckpoint, ToolState};
+use crate::log::execution::{
+    Execution, ProcessPresentation, ToolCall, ToolResult, ToolStatus, ToolStep,
+};
+use crate::log::turn::{AssistantTurn, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn};
+use crate::log::types::{DurableBytes, Provider};
+use crate::tools::terminal::{self, ExecOutcome, Status, ToolRecord};
+use crate::tools::workspace::{
+    cap_output, Permission, WorkspaceInfo, COMMAND_TIMEOUT_MS, MAX_OUTPUT_BYTES,
+};
+
+use super::acp::{
+    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, StopReason,
+    ToolCallContent, ToolKind, ToolStatus as AcpStatus, Update,
+};
+use super::cancel::Cancel;
+use super::context::{history_messages, ContextPolicy};
+use super::host::{ExecResult, Host, HttpRequest};
+use super::model::{run_step, StepError, StepSink};
+use super::modes::Mode;
+use super::session::{LiveSession, SessionError};
+use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
+
+/// Steps per turn before the agent stops and asks for a follow-up.
+pub const DEFAULT_STEP_LIMIT: u32 = 64;
+/// ACP tool-call updates carry at most this much of a command's output.
+const UPDATE_PREVIEW_BYTES: usize = 4096;
+
+/// What a turn needs besides the session.
+pub struct TurnSettings<'a> {
+    pub endpoint: &'a ChatEndpoint,
+    pub token: Option<&'a str>,
+    pub team: Option<&'a str>,
+    pub model_info: Option<&'a ModelInfo>,
+    pub workspace: Option<&'a WorkspaceInfo>,
+    pub policy: ContextPolicy,
+    pub step_limit: u32,
+}
+
+/// Why a turn failed (it is still recorded in the session as an interrupted turn).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TurnError {
+    #[error("{0}")]
+    Step(StepError),
+    #[error("{0}")]
+    Request(RequestError),
+    #[error("{0}")]
+    Session(SessionError),
+}
+
+impl TurnError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            TurnError::Step(error) => error.code(),
+            TurnError::Request(error) => error.code(),
+            TurnError::Session(error) => error.code(),
+        }
+    }
+}
+
+impl From<SessionError> for TurnError {
+    fn from(error: SessionError) -> Self {
+        TurnError::Session(error)
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnEnd {
+    pub stop_reason: StopReason,
+    /// Set when saving met a newer stored log and the session continued as a fork of this id.
+    pub forked_from: Option<String>,
+}
+
+struct TextSink<'a, H: Host> {
+    host: &'a H,
+    turn: u32,
+}
+
+impl<H: Host> StepSink for TextSink<'_, H> {
+    fn text(&mut self, text: &str) {
+        self.host.text(self.turn, text);
+    }
+}
+
+/// The state of a running turn.
+struct Turn<'a, H: Host> {
+    host: &'a H,
+    cancel: &'a Cancel,
+    settings: &'a TurnSettings<'a>,
+    turn_id: u32,
+    user: UserTurn,
+    execution: Execution,
+    suffix: Vec<Message>,
+    input_tokens: u64,
+    output_tokens: u64,
+    forked_from: Option<String>,
+}
+
+/// Runs one turn to its end.
+///
+/// # Errors
+/// A [`TurnError`] when the model request failed for good or the session could not be saved;
+/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it.
+pub async fn run_turn<H: Host>(
+    host: &H,
+    cancel: &Cancel,
+    session: &mut LiveSession,
+    settings: &TurnSettings<'_>,
+    turn_id: u32,
+    user_text: String,
+) -> Result<TurnEnd, TurnError> {
+    let mut turn = Turn {
+        host,
+        cancel,
+        settings,
+        turn_id,
+        user: UserTurn {
+            text: DurableBytes::from(user_text),
+            images: Vec::new(),
+            work_id: None,
+        },
+        execution: Execution::default(),
+        suffix: Vec::new(),
+        input_tokens: session.state().total_input_tokens,
+        output_tokens: session.state().total_output_tokens,
+        forked_from: None,
+    };
+    let outcome = turn.steps(session).await;
+    let (record, result) = match outcome {
+        Ok((record, stop)) => (record, Ok(stop)),
+        Err(Ended {
+            partial,
+            active_call,
+            error,
+        }) => {
+            let reason = if error.is_none() {
+                TerminalReason::Cancelled
+            } else {
+                TerminalReason::Failed
+            };
+            (
+                turn.interrupted(partial, active_call, reason),
+                error.map_or(Ok(StopReason::Cancelled), Err),
+            )
+        }
+    };
+    session.append_turn(host, record, turn.input_tokens, turn.output_tokens)?;
+    turn.save(session).await?;
+    let stop_reason = result?;
+    Ok(TurnEnd {
+        stop_reason,
+        forked_from: turn.forked_from,
+    })
+}
+
+/// A turn that stopped early: what it had, and why (no error: cancelled).
+struct Ended {
+    partial: String,
+    active_call: Option<ToolCall>,
+    error: Option<TurnError>,
+}
+
+impl Ended {
+    fn cancelled(partial: String, active_call: Option<ToolCall>) -> Self {
+        Ended {
+            partial,
+            active_call,
+            error: None,
+        }
+    }
+}
+
+impl<H: Host> Turn<'_, H> {
+    fn update(&self, update: Update) {
+        self.host.update(self.turn_id, update);
+    }
+
+    async fn save(&mut self, session: &mut LiveSession) -> Result<(), TurnError> {
+        if let Some(from) = session.persist(self.host).await? {
+            self.forked_from.get_or_insert(from);
+        }
+        Ok(())
+    }
+
+    fn tools(&self) -> Vec<ToolDefinition> {
+        let Some(_) = self.settings.workspace else {
+            return Vec::new();
+        };
+        let schema = serde_json::value::to_raw_value(&terminal::input_schema());
+        match schema {
+            Ok(input_schema) => vec![ToolDefinition {
+                name: terminal::NAME.to_owned(),
+                description: terminal::DESCRIPTION.to_owned(),
+                input_schema,
+            }],
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn request(
+        &self,
+        session: &LiveSession,
+        tools: &[ToolDefinition],
+    ) -> Result<HttpRequest, RequestError> {
+        let state = session.state();
+        let asks = self
+            .settings
+            .workspace
+            .is_some_and(|w| w.permission == Permission::Prompt)
+            && session.mode == Mode::Ask;
+        let mut messages = vec![Message::system(SYSTEM_PROMPT)];
+        messages.push(Message::System {
+            content: runtime_context(self.settings.workspace, self.host.now_ms(), asks),
+            no_cache: true,
+        });
+        messages.extend(history_messages(state, &self.settings.policy));
+        messages.push(Message::user_text(self.user.text.to_lossy().into_owned()));
+        messages.extend(self.suffix.iter().cloned());
+        let options = RequestOptions {
+            model_id: &state.preferences.model,
+            token: self.settings.token,
+            team: self.settings.team,
+            session_id: Some(&state.id),
+            tool_choice: ToolChoice::Auto,
+            effort: Effort::parse(&state.preferences.effort).unwrap_or(Effort::Auto),
+            fast: state.preferences.fast_mode,
+            model: self.settings.model_info,
+            user_agent: None,
+        };
+        let request = build_request(self.settings.endpoint, &messages, tools, &options)?;
+        Ok(HttpRequest {
+            method: "POST",
+            url: request.url,
+            headers: request
+                .headers
+                .into_iter()
+                .map(|(name, value)| (name.to_owned(), value))
+                .collect(),
+            body: request.body.into_bytes(),
+        })
+    }
+
+    async fn steps(
+        &mut self,
+        session: &mut LiveSession,
+    ) -> Result<(HistoryTurn, StopReason), Ended> {
+        let tools = self.tools();
+        for _ in 0..self.settings.step_limit.max(1) {
+            if self.cancel.is_cancelled() {
+                return Err(Ended::cancelled(String::new(), None));
+            }
+            let request = self.request(session, &tools).map_err(|error| Ended {
+                partial: String::new(),
+                active_call: None,
+                error: Some(TurnError::Request(error)),
+            })?;
+            let mut sink = TextSink {
+                host: self.host,
+                turn: self.turn_id,
+            };
+            let completion = match run_step(self.host, self.cancel, &request, &mut sink).await {
+                Ok(completion) => completion,
+                Err(failure) => {
+                    let error = match failure.error {
+                        StepError::Cancelled => None,
+                        other => Some(TurnError::Step(other)),
+                    };
+                    return Err(Ended {
+                        partial: failure.partial_text,
+                        active_call: None,
+                        error,
+                    });
+                }
+            };
+            self.count_usage(&completion);
+            match completion.disposition() {
+                Disposition::Completed if completion.local_tool_calls().next().is_none() => {
+                    return Ok((self.assistant(completion.text), StopReason::EndTurn));
+                }
+                Disposition::Completed => self.run_tools(session, &completion).await?,
+                Disposition::LengthLimited => {
+                    return Ok((self.assistant(completion.text), StopReason::MaxOutputTokens));
+                }
+                Disposition::ProviderFailure
+                    if completion
+                        .finish
+                        .as_ref()
+                        .is_some_and(|f| f.reason == FinishReason::ContentFilter) =>
+                {
+                    return Ok((self.assistant(completion.text), StopReason::Refused));
+                }
+                Disposition::ProviderFailure
+                | Disposition::Interrupted
+                | Disposition::InvalidCompletion => {
+                    let message = super::model::provider_message(&completion);
+                    return Err(Ended {
+                        partial: completion.text,
+                        active_call: None,
+                        error: Some(TurnError::Step(StepError::Response(message))),
+                    });
+                }
+            }
+        }
+        let notice = "I stopped after reaching the step limit for one turn. Send a follow-up to let me continue.";
+        self.update(Update::agent_text(notice));
+        Ok((self.assistant(notice.to_owned()), StopReason::MaxModelTurns))
+    }
+
+    fn count_usage(&mut self, completion: &Completion) {
+        let usage = completion
+            .finish
+            .as_ref()
+            .map(|f| &f.usage)
+            .unwrap_or(&completion.usage);
+        self.input_tokens = self
+            .input_tokens
+            .saturating_add(usage.input_tokens.unwrap_or(0));
+        self.output_tokens = self
+            .output_tokens
+            .saturating_add(usage.output_tokens.unwrap_or(0));
+    }
+
+    fn assistant(&mut self, text: String) -> HistoryTurn {
+        HistoryTurn::Assistant(AssistantTurn {
+            user: self.user.clone(),
+            assistant: DurableBytes::from(text),
+            execution: std::mem::take(&mut self.execution),
+        })
+    }
+
+    fn interrupted(
+        &mut self,
+        partial: String,
+        active_call: Option<ToolCall>,
+        reason: TerminalReason,
+    ) -> HistoryTurn {
+        let completed_tool_names = self
+            .execution
+            .tool_steps
+            .iter()
+            .flat_map(|step| {
+                step.tool_results
+                    .iter()
+                    .map(|result| result.tool_name.clone())
+            })
+            .collect();
+        HistoryTurn::Interrupted(InterruptedTurn {
+            user: self.user.clone(),
+            assistant: Some(DurableBytes::from(partial)).filter(|text| !text.is_empty()),
+            tool_call: active_call,
+            completed_tool_names,
+            terminal_reason: reason,
+            execution: std::mem::take(&mut self.execution),
+            cancelled_command: None,
+        })
+    }
+
+    /// Runs a step's tool calls in order, then records the step and checkpoints it.
+    async fn run_tools(
+        &mut self,
+        session: &mut LiveSession,
+        completion: &Completion,
+    ) -> Result<(), Ended> {
+        let mut step = ToolStep {
+            assistant: Some(DurableBytes::from(completion.text.clone()))
+                .filter(|text| !text.is_empty()),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
+        };
+        let mut wire_calls = Vec::new();
+        let mut wire_results = Vec::new();
+        let mut feedback = Vec::new();
+        for call in completion.local_tool_calls() {
+            let arguments = if call.malformed {
+                "{}".to_owned()
+            } else {
+                call.arguments_json.clone()
+            };
+            let logged = ToolCall {
+                id: DurableBytes::from(call.id.clone()),
+                name: DurableBytes::from(call.name.clone()),
+                arguments_json: DurableBytes::from(arguments.clone()),
+                provider_result: None,
+            };
+            if let Ok(part) = ToolCallPart::new(call.id.clone(), call.name.clone(), &arguments) {
+                wire_calls.push(AssistantPart::ToolCall(part));
+            }
+            let (record, note) = match self.run_call(session, call, &arguments).await {
+                Ok(done) => done,
+                Err(cancelled) => {
+                    // Keep the steps that finished; this call was in flight.
+                    self.push_step(step);
+                    return Err(Ended::cancelled(
+                        completion.text.clone(),
+                        Some(logged).filter(|_| cancelled),
+                    ));
+                }
+            };
+            wire_results.push(Message::tool_result(WireResult {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                output: record.output.clone(),
+            }));
+            if let Some(note) = &note {
+                feedback.push(Message::user_text(note.clone()));
+            }
+            step.tool_results
+                .push(log_result(call, &record, note, self.host.now_ms()));
+            step.tool_calls.push(logged);
+        }
+        let mut parts = Vec::new();
+        if !completion.text.is_empty() {
+            parts.push(AssistantPart::Text(completion.text.clone()));
+        }
+        parts.extend(wire_calls);
+        self.suffix.push(Message::Assistant { parts });
+        self.suffix.extend(wire_results);
+        self.suffix.extend(feedback);
+        self.push_step(step);
+        self.checkpoint(session).await;
+        Ok(())
+    }
+
+    fn push_step(&mut self, step: ToolStep) {
+        if !step.tool_calls.is_empty() {
+            self.execution.tool_steps.push(step);
+        }
+    }
+
+    /// Saves the turn so far; a failure here is not fatal (the final save retries everything).
+    async fn checkpoint(&mut self, session: &mut LiveSession) {
+        let state = session.state();
+        let checkpoint = RecoveryCheckpoint {
+            turn_id: u64::try_from(state.history.len())
+                .unwrap_or(u64::MAX)
+                .saturating_add(1),
+            user: self.user.clone(),
+            assistant_source: DurableBytes::from(String::new()),
+            execution: self.execution.clone(),
+            cause: RecoveryCause::NetworkInterrupted,
+            action: RecoveryAction::ContinuingAfterTool,
+            tool_state: ToolState::Confirmed,
+            route_model: DurableBytes::from(state.preferences.model.clone()),
+            route_provider: Provider::Gateway,
+            requested_fast_mode: state.preferences.fast_mode,
+            fast_mode: state.preferences.fast_mode,
+            max_provider_attempts: u64::from(super::model::MAX_ATTEMPTS),
+            consumed_provider_attempts: 0,
+            outstanding_reservation: false,
+        };
+        if session.set_checkpoint(self.host, checkpoint).is_ok() {
+            let _ = self.save(session).await;
+        }
+    }
+
+    /// Runs one call. `Err(true)` when the turn was cancelled while this call was in flight,
+    /// `Err(false)` when it was cancelled before the call started.
+    async fn run_call(
+        &mut self,
+        session: &mut LiveSession,
+        call: &crate::gateway::ToolCall,
+        arguments: &str,
+    ) -> Result<(ToolRecord, Option<String>), bool> {
+        if self.cancel.is_cancelled() {
+            return Err(false);
+        }
+        let raw_input = serde_json::from_str(arguments).unwrap_or(serde_json::Value::Null);
+        let command = terminal::decode_arguments(arguments);
+        let title = match &command {
+            Ok(command) => command.clone(),
+            Err(_) => call.name.clone(),
+        };
+        self.update(Update::ToolCall {
+            tool_call_id: call.id.clone(),
+            title: title.clone(),
+            kind: ToolKind::Execute,
+            status: AcpStatus::Pending,
+            raw_input: raw_input.clone(),
+        });
+        let workspace = match self.settings.workspace {
+            Some(workspace) if call.name == terminal::NAME => workspace,
+            _ => return Ok(self.finish_call(call, ToolRecord::unavailable(&call.name), None)),
+        };
+        let command = match command {
+            Ok(command) => command,
+            Err(error) => {
+                return Ok(self.finish_call(call, ToolRecord::invalid_arguments(&error), None))
+            }
+        };
+        let needs_approval = workspace.permission == Permission::Prompt
+            && session.mode == Mode::Ask
+            && !session.always_allowed.contains(&command);
+        if needs_approval {
+            let request = PermissionRequest {
+                session_id: session.id().to_owned(),
+                tool_call: PermissionToolCall {
+                    tool_call_id: call.id.clone(),
+                    title,
+                    kind: ToolKind::Execute,
+                    status: AcpStatus::Pending,
+                    raw_input,
+                },
+                options: permission_options(),
+            };
+            match self.host.request_permission(&request, self.cancel).await {
+                _ if self.cancel.is_cancelled() => return Err(true),
+                PermissionAnswer::AllowOnce => {}
+                PermissionAnswer::AllowAlways => {
+                    session.always_allowed.insert(command.clone());
+                }
+                PermissionAnswer::Reject { note } => {
+                    let record = ToolRecord::denied(note.as_deref());
+                    return Ok(self.finish_call(call, record, note));
+                }
+                PermissionAnswer::Cancelled => {
+                    return Ok(self.finish_call(call, ToolRecord::denied(None), None))
+                }
+            }
+        }
+        self.update(Update::ToolCallUpdate {
+            tool_call_id: call.id.clone(),
+            status: AcpStatus::InProgress,
+            content: Vec::new(),
+            raw_output: None,
+        });
+        let result = self
+            .host
+            .exec(&command, &workspace.cwd, COMMAND_TIMEOUT_MS, self.cancel)
+            .await;
+        if self.cancel.is_cancelled() {
+            return Err(true);
+        }
+        let outcome = match result {
+            ExecResult::Exited {
+                exit_code,
+                stdout,
+                stderr,
+            } => ExecOutcome::Exited {
+                exit_code,
+                output: cap_output(&stdout, &stderr, MAX_OUTPUT_BYTES),
+            },
+            ExecResult::TimedOut => ExecOutcome::TimedOut,
+            ExecResult::Cancelled => ExecOutcome::Cancelled,
+            ExecResult::Failed(message) => ExecOutcome::HostFailed(message),
+        };
+        let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
+        Ok(self.finish_call(call, record, None))
+    }
+
+    fn finish_call(
+        &self,
+        call: &crate::gateway::ToolCall,
+        record: ToolRecord,
+        note: Option<String>,
+    ) -> (ToolRecord, Option<String>) {
+        let status = if record.status == Status::Success {
+            AcpStatus::Completed
+        } else {
+            AcpStatus::Failed
+        };
+        let preview = crate::tools::workspace::utf8_prefix(&record.output, UPDATE_PREVIEW_BYTES);
+        self.update(Update::ToolCallUpdate {
+            tool_call_id: call.id.clone(),
+            status,
+            content: vec![ToolCallContent::text(preview)],
+            raw_output: Some(
+                serde_json::json!({ "exitCode": record.exit_code, "cancelled": record.cancelled }),
+            ),
+        });
+        (record, note)
+    }
+}
+
+fn log_result(
+    call: &crate::gateway::ToolCall,
+    record: &ToolRecord,
+    note: Option<String>,
+    now_ms: i64,
+) -> ToolResult {
+    let bytes = record.output.len() as u64;
+    ToolResult {
+        tool_call_id: DurableBytes::from(call.id.clone()),
+        tool_name: DurableBytes::from(call.name.clone()),
+        status: if record.status == Status::Success {
+            ToolStatus::Success
+        } else {
+            ToolStatus::Failure
+        },
+        output: DurableBytes::from(record.output.clone()),
+        output_handle: None,
+        preview: None,
+        output_bytes: bytes,
+        stored_output_bytes: bytes,
+        truncated: false,
+        provider_native: false,
+        created_at_ms: now_ms,
+        permission_feedback: note.into_iter().map(DurableBytes::from).collect(),
+        committed_file_presentation: None,
+        command_output_replay: None,
+        command_process_presentation: record
+            .exit_code
+            .map(|code| ProcessPresentation::ExitCode(i64::from(code))),
+    }
+}

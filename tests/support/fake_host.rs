@@ -1,0 +1,371 @@
+//! A scripted in-memory host for agent tests: fetch answers from a queue, an in-memory session
+//! store with revisions, a scripted workspace and permission handler, recorded updates/events.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::task::Poll;
+
+use fx_wasm::agent::acp::{PermissionAnswer, PermissionRequest, Update};
+use fx_wasm::agent::cancel::Cancel;
+use fx_wasm::agent::host::{
+    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
+    ResponseBody, StoreError, StoredSession,
+};
+
+/// One scripted HTTP answer.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// Status, body chunks; the body ends after the chunks.
+    Body {
+        status: u16,
+        chunks: Vec<Vec<u8>>,
+        retry_after: Option<String>,
+    },
+    /// Status 200, the chunks, then the body never ends (until cancelled).
+    Stall { chunks: Vec<Vec<u8>> },
+    /// The fetch promise never resolves (until cancelled).
+    Hang,
+    /// The connection fails.
+    Network(String),
+}
+
+pub fn sse(events: &[&str]) -> Vec<u8> {
+    let mut out = String::new();
+    for event in events {
+        out.push_str("data: ");
+        out.push_str(event);
+        out.push_str("\n\n");
+    }
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+pub fn text_reply(parts: &[&str]) -> Reply {
+    let mut events: Vec<String> = parts
+        .iter()
+        .map(|p| serde_json::json!({"type": "text-delta", "id": "t", "delta": p}).to_string())
+        .collect();
+    events.push(r#"{"type":"finish","finishReason":{"unified":"stop","raw":"stop"},"usage":{"inputTokens":{"total":10},"outputTokens":{"total":3}}}"#.into());
+    let refs: Vec<&str> = events.iter().map(String::as_str).collect();
+    Reply::Body {
+        status: 200,
+        chunks: vec![sse(&refs)],
+        retry_after: None,
+    }
+}
+
+pub fn tool_reply(text: &str, calls: &[(&str, &str)]) -> Reply {
+    let mut events = Vec::new();
+    if !text.is_empty() {
+        events.push(serde_json::json!({"type": "text-delta", "delta": text}).to_string());
+    }
+    for (id, command) in calls {
+        let input = serde_json::json!({"action": "exec", "command": command}).to_string();
+        events.push(serde_json::json!({"type": "tool-call", "toolCallId": id, "toolName": "terminal", "input": input}).to_string());
+    }
+    events.push(r#"{"type":"finish","finishReason":{"unified":"tool-calls","raw":"tool_calls"},"usage":{"inputTokens":{"total":20},"outputTokens":{"total":5}}}"#.into());
+    let refs: Vec<&str> = events.iter().map(String::as_str).collect();
+    Reply::Body {
+        status: 200,
+        chunks: vec![sse(&refs)],
+        retry_after: None,
+    }
+}
+
+#[derive(Default)]
+pub struct State {
+    pub replies: VecDeque<Reply>,
+    pub catalog: Option<Vec<u8>>,
+    pub requests: Vec<HttpRequest>,
+    pub updates: Vec<(u32, Update)>,
+    pub events: Vec<HostEvent>,
+    pub sessions: HashMap<String, (Vec<u8>, String)>,
+    pub revision_counter: u64,
+    pub commits: Vec<(String, Option<String>)>,
+    pub config: HashMap<String, String>,
+    pub exec_results: VecDeque<ExecResult>,
+    pub exec_calls: Vec<String>,
+    pub exec_hangs: bool,
+    pub permissions: VecDeque<PermissionAnswer>,
+    pub permission_requests: Vec<PermissionRequest>,
+    pub sleeps: Vec<u32>,
+    pub now_ms: i64,
+}
+
+#[derive(Clone, Default)]
+pub struct FakeHost {
+    pub state: Rc<RefCell<State>>,
+    pub waiting: Rc<Cell<bool>>,
+    random: Rc<Cell<u64>>,
+}
+
+impl FakeHost {
+    pub fn new() -> Self {
+        let host = FakeHost::default();
+        host.state.borrow_mut().now_ms = 1_796_000_000_000;
+        host
+    }
+    pub fn reply(&self, reply: Reply) -> &Self {
+        self.state.borrow_mut().replies.push_back(reply);
+        self
+    }
+    pub fn chat_requests(&self) -> Vec<serde_json::Value> {
+        self.state
+            .borrow()
+            .requests
+            .iter()
+            .filter(|r| r.method == "POST")
+            .map(|r| serde_json::from_slice(&r.body).unwrap())
+            .collect()
+    }
+    pub fn texts(&self, turn: u32) -> String {
+        self.state
+            .borrow()
+            .updates
+            .iter()
+            .filter(|(t, _)| *t == turn)
+            .filter_map(|(_, u)| match u {
+                Update::AgentMessageChunk { content } => Some(content.text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+    pub fn stored(&self, id: &str) -> Vec<u8> {
+        self.state
+            .borrow()
+            .sessions
+            .get(id)
+            .map(|(b, _)| b.clone())
+            .unwrap()
+    }
+    /// Resolves once the host is parked in a hanging call.
+    pub async fn until_waiting(&self) {
+        std::future::poll_fn(|cx| {
+            if self.waiting.get() {
+                Poll::Ready(())
+            } else {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+}
+
+pub struct FakeBody {
+    chunks: VecDeque<Vec<u8>>,
+    stall: bool,
+    waiting: Rc<Cell<bool>>,
+}
+
+impl ResponseBody for FakeBody {
+    async fn next_chunk(&mut self, cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError> {
+        if let Some(chunk) = self.chunks.pop_front() {
+            return Ok(Some(chunk));
+        }
+        if self.stall {
+            self.waiting.set(true);
+            cancel.cancelled().await;
+            self.waiting.set(false);
+            return Err(FetchError::Cancelled);
+        }
+        Ok(None)
+    }
+}
+
+impl Host for FakeHost {
+    type Body = FakeBody;
+
+    fn now_ms(&self) -> i64 {
+        let mut state = self.state.borrow_mut();
+        state.now_ms += 1;
+        state.now_ms
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        for byte in buf {
+            let next = self
+                .random
+                .get()
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.random.set(next);
+            *byte = (next >> 33) as u8;
+        }
+    }
+    async fn sleep(&self, ms: u32) {
+        self.state.borrow_mut().sleeps.push(ms);
+    }
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &Cancel,
+    ) -> Result<HttpResponse<FakeBody>, FetchError> {
+        let is_catalog = request.method == "GET";
+        self.state.borrow_mut().requests.push(request);
+        if is_catalog {
+            let body = self.state.borrow().catalog.clone();
+            return match body {
+                Some(body) => Ok(HttpResponse {
+                    status: 200,
+                    retry_after: None,
+                    body: self.body(vec![body], false),
+                }),
+                None => Ok(HttpResponse {
+                    status: 500,
+                    retry_after: None,
+                    body: self.body(vec![], false),
+                }),
+            };
+        }
+        let reply = self
+            .state
+            .borrow_mut()
+            .replies
+            .pop_front()
+            .expect("no scripted reply left");
+        match reply {
+            Reply::Body {
+                status,
+                chunks,
+                retry_after,
+            } => Ok(HttpResponse {
+                status,
+                retry_after,
+                body: self.body(chunks, false),
+            }),
+            Reply::Stall { chunks } => Ok(HttpResponse {
+                status: 200,
+                retry_after: None,
+                body: self.body(chunks, true),
+            }),
+            Reply::Hang => {
+                self.waiting.set(true);
+                cancel.cancelled().await;
+                self.waiting.set(false);
+                Err(FetchError::Cancelled)
+            }
+            Reply::Network(message) => Err(FetchError::Network(message)),
+        }
+    }
+    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        Ok(self
+            .state
+            .borrow()
+            .sessions
+            .get(id)
+            .map(|(bytes, revision)| StoredSession {
+                bytes: bytes.clone(),
+                revision: revision.clone(),
+            }))
+    }
+    async fn commit_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let mut state = self.state.borrow_mut();
+        state
+            .commits
+            .push((id.to_owned(), expected.map(str::to_owned)));
+        let current = state.sessions.get(id).map(|(_, r)| r.clone());
+        if current.as_deref() != expected {
+            return Err(StoreError::RevisionConflict);
+        }
+        state.revision_counter += 1;
+        let revision = format!("r{}", state.revision_counter);
+        state
+            .sessions
+            .insert(id.to_owned(), (bytes.to_vec(), revision.clone()));
+        Ok(revision)
+    }
+    async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
+        Ok(self
+            .state
+            .borrow()
+            .sessions
+            .keys()
+            .enumerate()
+            .map(|(i, id)| ListedSession {
+                id: id.clone(),
+                updated_at_ms: i as i64,
+            })
+            .collect())
+    }
+    async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        self.state.borrow_mut().sessions.remove(id);
+        Ok(())
+    }
+    async fn exec(
+        &self,
+        command: &str,
+        _cwd: &str,
+        _timeout_ms: u32,
+        cancel: &Cancel,
+    ) -> ExecResult {
+        self.state.borrow_mut().exec_calls.push(command.to_owned());
+        if self.state.borrow().exec_hangs {
+            self.waiting.set(true);
+            cancel.cancelled().await;
+            self.waiting.set(false);
+            return ExecResult::Cancelled;
+        }
+        self.state
+            .borrow_mut()
+            .exec_results
+            .pop_front()
+            .unwrap_or(ExecResult::Exited {
+                exit_code: 0,
+                stdout: format!("ran {command}\n"),
+                stderr: String::new(),
+            })
+    }
+    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+        Ok(self.state.borrow().config.get(id).cloned())
+    }
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+        self.state
+            .borrow_mut()
+            .config
+            .insert(id.to_owned(), value.to_owned());
+        Ok(true)
+    }
+    async fn request_permission(
+        &self,
+        request: &PermissionRequest,
+        cancel: &Cancel,
+    ) -> PermissionAnswer {
+        self.state
+            .borrow_mut()
+            .permission_requests
+            .push(request.clone());
+        let answer = self.state.borrow_mut().permissions.pop_front();
+        match answer {
+            Some(answer) => answer,
+            None => {
+                self.waiting.set(true);
+                cancel.cancelled().await;
+                self.waiting.set(false);
+                PermissionAnswer::Cancelled
+            }
+        }
+    }
+    fn update(&self, turn: u32, update: Update) {
+        self.state.borrow_mut().updates.push((turn, update));
+    }
+    fn event(&self, event: HostEvent) {
+        self.state.borrow_mut().events.push(event);
+    }
+}
+
+impl FakeHost {
+    fn body(&self, chunks: Vec<Vec<u8>>, stall: bool) -> FakeBody {
+        FakeBody {
+            chunks: chunks.into(),
+            stall,
+            waiting: self.waiting.clone(),
+        }
+    }
+}

@@ -1,10 +1,11 @@
 // A tiny static file server for development and the browser tests. Binds 127.0.0.1 only and
-// serves pkg/, examples/ and tests/ from the repository root with correct MIME types.
+// serves pkg/, examples/ and tests/ from the repository root with correct MIME types. A directory
+// without index.html, requested with `Accept: application/json`, is listed as JSON.
 //
 // Usage: node scripts/serve.mjs [port]   (default 8787; 0 picks a free port)
 
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,6 +34,16 @@ function send(res, status, text) {
   res.end(text);
 }
 
+/** A directory without index.html, asked for as JSON: its entries (the viewer's fixture picker). */
+async function sendListing(res, dir) {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const body = JSON.stringify(
+    entries.map((e) => ({ name: e.name, directory: e.isDirectory() })).sort((a, b) => a.name.localeCompare(b.name)),
+  );
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(body);
+}
+
 async function handle(req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n');
   let path;
@@ -55,8 +66,13 @@ async function handle(req, res) {
       res.writeHead(302, { location: `${path}/` });
       return res.end();
     }
-    file = join(file, 'index.html');
-    info = await stat(file).catch(() => null);
+    const index = join(file, 'index.html');
+    const indexInfo = await stat(index).catch(() => null);
+    if (!indexInfo && req.headers.accept?.includes('application/json')) {
+      return sendListing(res, file);
+    }
+    file = index;
+    info = indexInfo;
   }
   if (!info?.isFile()) return send(res, 404, 'not found\n');
   res.writeHead(200, {

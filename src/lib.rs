@@ -21,7 +21,8 @@ pub mod tools;
 #[cfg(feature = "term")]
 pub mod term;
 
+// Public so that tests/wasm.rs can call the exports the way the JS glue does.
 #[cfg(target_arch = "wasm32")]
-mod api;
+pub mod api;
 #[cfg(target_arch = "wasm32")]
 mod host;

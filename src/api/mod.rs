@@ -1,1 +1,4 @@
-//! The #[wasm_bindgen] surface that js/ drives (wasm32 only).
+//! The `#[wasm_bindgen]` surface that js/ drives (wasm32 only). Each export is a thin adapter:
+//! convert arguments, call the pure-Rust module, convert the result or error.
+
+pub mod session;

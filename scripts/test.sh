@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Every test of fx-wasm, in four layers: (a) Rust checks and native tests, (b) wasm-bindgen-test
+# under Node, (c) node:test suites against the built pkg/, (d) Chromium tests. Runs every layer,
+# exits non-zero if anything failed, and ends with node's test summary.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+"$root/scripts/setup.sh" || exit 1
+
+failed=()
+layer() { printf '\n==== layer %s\n' "$1"; }
+step() {
+  local name="$1"
+  shift
+  printf -- '---- %s\n' "$name"
+  if ! "$@"; then
+    failed+=("$name")
+    printf -- '---- FAILED: %s\n' "$name"
+  fi
+}
+
+# #[wasm_bindgen] belongs in src/host/ and src/api/ only (and the wasm tests).
+bindings_stay_in_host_and_api() {
+  local stray
+  stray="$(grep -rlE '#\[wasm_bindgen|wasm_bindgen::prelude' src tests --include='*.rs' |
+    grep -vE '^src/(host|api)/|^tests/wasm[^/]*\.rs$' || true)"
+  if [ -n "$stray" ]; then
+    echo "wasm_bindgen used outside src/host/ and src/api/:"
+    echo "$stray"
+    return 1
+  fi
+}
+
+layer "a: Rust checks and native tests"
+step "cargo fmt --check" cargo fmt --check
+step "cargo clippy (native)" cargo clippy --all-targets --all-features -- -D warnings
+step "cargo clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --lib --test wasm --all-features -- -D warnings
+step "#[wasm_bindgen] only in src/host and src/api" bindings_stay_in_host_and_api
+step "cargo test (native)" cargo test --all-features
+
+layer "b: wasm-bindgen-test under Node"
+step "cargo test --target wasm32-unknown-unknown --test wasm" \
+  env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --target wasm32-unknown-unknown --test wasm
+
+layer "c: the built package under Node"
+step "npm run build" npm run --silent build
+step "node --test tests/node" node --test tests/node/*.test.mjs
+
+if [ ${#failed[@]} -gt 0 ]; then
+  printf '\n==== failed so far: %s\n' "$(IFS=';'; echo "${failed[*]}")"
+fi
+
+layer "d: Chromium (playwright-core, /usr/bin/chromium)"
+# Not through step(): nothing may print after node's summary.
+printf -- '---- node --test tests/browser\n'
+node --test tests/browser/*.test.mjs || failed+=("node --test tests/browser")
+
+[ ${#failed[@]} -eq 0 ]

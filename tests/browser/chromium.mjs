@@ -1,0 +1,48 @@
+// Launching Debian's Chromium (never a downloaded browser) headless with a fresh profile, and
+// the static server it loads pages from. Shared by the browser tests.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { chromium } from 'playwright-core';
+
+import { startServer } from '../../scripts/serve.mjs';
+
+export const CHROMIUM = process.env.FX_CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * Starts the server and the browser; resolves to `{ url, page, pageErrors, close() }`.
+ * `pageErrors` collects uncaught errors and console errors of the page.
+ */
+export async function openBrowser() {
+  const server = await startServer(0);
+  const profile = await mkdtemp(join(tmpdir(), 'fx-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(msg.text());
+  });
+  return {
+    url: server.url,
+    page,
+    pageErrors,
+    async close() {
+      await context.close();
+      await server.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -156,6 +156,9 @@ class Agent {
   release(session) {
     if (this.#active === session) this.#active = null;
   }
+  forget(sessionId) {
+    if (!this.#closing) this.#core.closeSession(sessionId);
+  }
   registerTurn(turn) {
     const id = this.#nextTurnId++;
     this.#turns.set(id, turn);
@@ -227,7 +230,9 @@ class Session {
     if (signal !== undefined && (typeof signal?.addEventListener !== 'function' || typeof signal?.removeEventListener !== 'function')) {
       throw new TypeError('prompt signal must be an AbortSignal');
     }
-    const turn = new Turn(this.#agent, this.id, blocks, signal, () => {
+    const turn = new Turn(this.#agent, this.id, blocks, signal, (sessionId) => {
+      // After a fork (another writer moved the stored session on) the session has a new id.
+      if (typeof sessionId === 'string') this.id = sessionId;
       if (this.#turn === turn) this.#turn = null;
     });
     this.#turn = turn;
@@ -246,8 +251,10 @@ class Session {
   }
 
   markClosed() {
+    if (this.#closed) return;
     this.#closed = true;
     this.#agent.release(this);
+    this.#agent.forget(this.id);
   }
 
   /** Deletes the stored session. Refused while a turn runs; on failure the session stays usable. */
@@ -274,19 +281,18 @@ class Turn {
     this.#id = agent.registerTurn(this);
     const core = agent.core;
     this.#core = core;
-    this.result = core.prompt(sessionId, this.#id, blocks).then(
-      (stopReason) => ({ stopReason }),
-      (error) => {
-        throw error;
-      },
-    );
+    let newSessionId;
+    this.result = core.prompt(sessionId, this.#id, blocks).then((end) => {
+      newSessionId = end.sessionId;
+      return { stopReason: end.stopReason };
+    });
     this.stopReason = this.result.then((r) => r.stopReason);
     this.stopReason.catch(() => {});
     const settle = () => {
       this.#done = true;
       agent.unregisterTurn(this.#id);
       signal?.removeEventListener('abort', this.#onAbort);
-      onSettled();
+      onSettled(newSessionId);
       for (const waiter of this.#waiters.splice(0)) waiter.resolve(this.#next());
     };
     this.result.then(settle, settle);

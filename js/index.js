@@ -1,10 +1,17 @@
 // fx-wasm: the fx coding agent as a WebAssembly SDK. This entry exposes the session functions;
 // fx-core.wasm is fetched and compiled on first use, never on import.
 
-import { assertWasmSource, defaultWasmUrl, resolveWasmSource } from './wasm.js';
+import { assertWasmSource, loadWasmModule } from './wasm.js';
+
+export { createFxAgent } from './agent.js';
+export {
+  memoryConfigStore,
+  memoryOAuthSessionStore,
+  memoryPromptHistoryStore,
+  memorySessionStore,
+} from './memory-stores.js';
 
 let coreSource;
-let corePromise;
 
 /**
  * Sets where `fx-core.wasm` comes from (URL string, `URL`, `Response`, `ArrayBuffer`, typed
@@ -17,17 +24,7 @@ export function setWasm(source) {
 }
 
 function loadCore() {
-  corePromise ??= (async () => {
-    const glue = await import('./fx-core.js');
-    const module_or_path = await resolveWasmSource(coreSource ?? defaultWasmUrl('fx-core.wasm'));
-    await glue.default({ module_or_path });
-    return glue;
-  })();
-  // A failed load (network, bad bytes) is not cached: the next call tries again.
-  corePromise.catch(() => {
-    corePromise = undefined;
-  });
-  return corePromise;
+  return loadWasmModule('fx-core', coreSource);
 }
 
 function isUint8Array(value) {

@@ -57,3 +57,25 @@ export function assertWasmSource(source) {
     isUrlLike(source);
   if (!ok) throw new TypeError(WASM_SOURCE_ERROR);
 }
+
+const loaded = new Map();
+
+/**
+ * Loads and initializes one artifact's glue (`fx-core` or `fx-term`) once per page. The first
+ * caller's `source` wins (the glue holds one instance); a failed load is retried next time.
+ */
+export function loadWasmModule(name, source) {
+  if (source !== undefined) assertWasmSource(source);
+  let promise = loaded.get(name);
+  if (!promise) {
+    promise = (async () => {
+      const glue = name === 'fx-term' ? await import('./fx-term.js') : await import('./fx-core.js');
+      const module_or_path = await resolveWasmSource(source ?? defaultWasmUrl(`${name}.wasm`));
+      await glue.default({ module_or_path });
+      return glue;
+    })();
+    loaded.set(name, promise);
+    promise.catch(() => loaded.delete(name));
+  }
+  return promise;
+}

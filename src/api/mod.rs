@@ -1,4 +1,5 @@
 //! The `#[wasm_bindgen]` surface that js/ drives (wasm32 only). Each export is a thin adapter:
 //! convert arguments, call the pure-Rust module, convert the result or error.
 
+pub mod agent;
 pub mod session;

@@ -33,3 +33,9 @@ pub(crate) fn to_js_error<E: CodedError>(err: &E) -> JsValue {
     );
     js.into()
 }
+
+impl CodedError for crate::agent::AgentError {
+    fn code(&self) -> &'static str {
+        crate::agent::AgentError::code(self)
+    }
+}

@@ -1,6 +1,7 @@
-//! Typed bindings to the JavaScript side (wasm32 only): for now, turning Rust errors into JS
-//! `Error` objects that carry a `code`.
+//! Typed bindings to the JavaScript side (wasm32 only): the agent's host over the object
+//! js/host.js builds, and Rust errors as JS `Error` objects that carry a `code`.
 
 mod error;
+pub mod js_host;
 
 pub(crate) use error::to_js_error;

@@ -1,0 +1,201 @@
+//! `AgentCore`: the class js/agent.js drives. Each method clones the agent handle, runs the
+//! pure-Rust [`Agent`] on the page's event loop, and converts results and errors.
+
+use std::rc::Rc;
+
+use js_sys::Promise;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::host::js_host::{error_message, to_js, JsHost, JsHostAdapter};
+use crate::host::to_js_error;
+use crate::tools::workspace::RawWorkspace;
+
+/// A prompt content block, as js/agent.js normalizes it.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Block {
+    Text { text: String },
+    Resource { resource: Resource },
+}
+
+#[derive(Deserialize)]
+struct Resource {
+    uri: String,
+    text: Option<String>,
+}
+
+fn prompt_text(blocks: Vec<Block>) -> String {
+    let mut parts = Vec::new();
+    for block in blocks {
+        match block {
+            Block::Text { text } => parts.push(text),
+            Block::Resource { resource } => match resource.text {
+                Some(text) => parts.push(format!("File: {}\n{}", resource.uri, text)),
+                None => parts.push(format!("File: {}", resource.uri)),
+            },
+        }
+    }
+    parts.join("\n")
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenedJs<'a> {
+    session_id: &'a str,
+    config_options: &'a [crate::agent::modes::ConfigOption],
+    modes: &'a crate::agent::modes::Modes,
+    history: &'a [crate::agent::acp::Update],
+}
+
+fn opened_js(opened: &Opened) -> JsValue {
+    to_js(&OpenedJs {
+        session_id: &opened.session_id,
+        config_options: &opened.config_options,
+        modes: &opened.modes,
+        history: &opened.history,
+    })
+}
+
+fn agent_error(error: &AgentError) -> JsValue {
+    if error.is_type_error() {
+        let js = js_sys::TypeError::new(&error.to_string());
+        let _ = js_sys::Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(error.code()));
+        return js.into();
+    }
+    to_js_error(error)
+}
+
+/// The headless agent.
+#[wasm_bindgen]
+pub struct AgentCore {
+    agent: Rc<Agent<JsHostAdapter>>,
+}
+
+#[wasm_bindgen]
+impl AgentCore {
+    /// Validates the configuration (`{ env, workspace }` from `host.config()`).
+    ///
+    /// # Errors
+    /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy or an invalid workspace.
+    #[wasm_bindgen(constructor)]
+    pub fn new(host: JsHost, config: JsValue) -> Result<AgentCore, JsValue> {
+        let (env, workspace) = JsHostAdapter::read_config(&config);
+        let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
+            None
+        } else {
+            Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
+                JsValue::from(js_sys::TypeError::new(&format!("workspace is invalid: {error}")))
+            })?)
+        };
+        let config = AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| agent_error(&e))?;
+        Ok(AgentCore { agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)) })
+    }
+
+    /// Loads the model catalog (never fails: a failure is an event).
+    pub fn start(&self) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            agent.load_catalog().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    #[wasm_bindgen(js_name = createSession)]
+    pub fn create_session(&self) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            let opened = agent.create_session().await.map_err(|e| agent_error(&e))?;
+            Ok(opened_js(&opened))
+        })
+    }
+
+    #[wasm_bindgen(js_name = openSession)]
+    pub fn open_session(&self, id: String) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            let opened = agent.open_session(&id).await.map_err(|e| agent_error(&e))?;
+            Ok(opened_js(&opened))
+        })
+    }
+
+    #[wasm_bindgen(js_name = closeSession)]
+    pub fn close_session(&self, id: &str) {
+        self.agent.close_session(id);
+    }
+
+    #[wasm_bindgen(js_name = listSessions)]
+    pub fn list_sessions(&self) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            let listed = agent.list_sessions().await.map_err(|e| agent_error(&e))?;
+            let cwd = agent.config().workspace.as_ref().map_or_else(|| "/".to_owned(), |w| w.root.clone());
+            let entries: Vec<serde_json::Value> = listed
+                .iter()
+                .map(|l| {
+                    serde_json::json!({
+                        "sessionId": l.session_id,
+                        "cwd": cwd,
+                        "updatedAt": iso_utc(l.updated_at_ms),
+                        "updatedAtMs": l.updated_at_ms,
+                    })
+                })
+                .collect();
+            Ok(to_js(&entries))
+        })
+    }
+
+    #[wasm_bindgen(js_name = removeSession)]
+    pub fn remove_session(&self, id: String) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            agent.remove_session(&id).await.map_err(|e| agent_error(&e))?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Resolves `{ configOptions, modes }`.
+    #[wasm_bindgen(js_name = setConfigOption)]
+    pub fn set_config_option(&self, id: String, config_id: String, value: String, source: String) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            let source: &'static str = if source == "restore" { "restore" } else { "sdk" };
+            let opened = agent.set_config(&id, &config_id, &value, source).await.map_err(|e| agent_error(&e))?;
+            Ok(opened_js(&opened))
+        })
+    }
+
+    /// Runs a turn; updates go to `host.update(turn, …)` / `host.text(turn, …)`. Resolves
+    /// `{ stopReason, sessionId, forkedFrom }`.
+    pub fn prompt(&self, id: String, turn: u32, blocks: JsValue) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            let blocks: Vec<Block> = serde_wasm_bindgen::from_value(blocks)
+                .map_err(|e| JsValue::from(js_sys::TypeError::new(&format!("invalid prompt blocks: {}", error_message(&e.into())))))?;
+            let end = agent.prompt(&id, turn, prompt_text(blocks)).await.map_err(|e| agent_error(&e))?;
+            Ok(to_js(&serde_json::json!({
+                "stopReason": end.stop_reason.as_str(),
+                "sessionId": end.session_id,
+                "forkedFrom": end.forked_from,
+            })))
+        })
+    }
+
+    #[wasm_bindgen(js_name = cancelTurn)]
+    pub fn cancel_turn(&self, turn: u32) {
+        self.agent.cancel(turn);
+    }
+
+    pub fn shutdown(&self) {
+        self.agent.shutdown();
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for epoch milliseconds.
+fn iso_utc(ms: i64) -> String {
+    let date = crate::agent::system_prompt::utc_date(ms);
+    let seconds = ms.div_euclid(1000).rem_euclid(86_400);
+    format!("{date}T{:02}:{:02}:{:02}Z", seconds / 3600, seconds / 60 % 60, seconds % 60)
+}

@@ -1,0 +1,326 @@
+//! The agent's [`Host`] over the one `host` object js/host.js builds.
+//!
+//! js/host.js already normalizes the application's adapters (sync or async, thrown errors keep
+//! their `code`, results are shape-checked); this side awaits the promises, races them against
+//! the turn's [`Cancel`] (aborting the JS side on cancel), and maps values to typed results.
+
+use std::collections::HashMap;
+
+use js_sys::{Array, Promise, Reflect, Uint8Array};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::agent::acp::{PermissionAnswer, PermissionRequest, Update};
+use crate::agent::cancel::Cancel;
+use crate::agent::host::{
+    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession, ResponseBody, StoreError,
+    StoredSession,
+};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The object js/host.js builds.
+    pub type JsHost;
+    #[wasm_bindgen(method, structural)]
+    fn now(this: &JsHost) -> f64;
+    #[wasm_bindgen(method, structural)]
+    fn random(this: &JsHost, buf: &mut [u8]);
+    #[wasm_bindgen(method, structural)]
+    fn sleep(this: &JsHost, ms: u32) -> Promise;
+    #[wasm_bindgen(method, structural, catch)]
+    fn fetch(this: &JsHost, method: &str, url: &str, headers: Array, body: &[u8]) -> Result<JsOp, JsValue>;
+    #[wasm_bindgen(method, structural, js_name = sessionLoad)]
+    fn session_load(this: &JsHost, id: &str) -> Promise;
+    #[wasm_bindgen(method, structural, js_name = sessionCommit)]
+    fn session_commit(this: &JsHost, id: &str, bytes: &[u8], expected: Option<String>) -> Promise;
+    #[wasm_bindgen(method, structural, js_name = sessionList)]
+    fn session_list(this: &JsHost) -> Promise;
+    #[wasm_bindgen(method, structural, js_name = sessionRemove)]
+    fn session_remove(this: &JsHost, id: &str) -> Promise;
+    #[wasm_bindgen(method, structural, js_name = configGet)]
+    fn config_get(this: &JsHost, id: &str) -> Promise;
+    #[wasm_bindgen(method, structural, js_name = configSet)]
+    fn config_set(this: &JsHost, id: &str, value: &str) -> Promise;
+    #[wasm_bindgen(method, structural)]
+    fn exec(this: &JsHost, command: &str, cwd: &str, timeout_ms: u32, output_limit: u32) -> JsOp;
+    #[wasm_bindgen(method, structural)]
+    fn permission(this: &JsHost, request: JsValue) -> JsOp;
+    #[wasm_bindgen(method, structural)]
+    fn update(this: &JsHost, turn: u32, update: JsValue);
+    #[wasm_bindgen(method, structural)]
+    fn text(this: &JsHost, turn: u32, text: &str);
+    #[wasm_bindgen(method, structural)]
+    fn event(this: &JsHost, kind: &str, detail: JsValue);
+
+    /// `{ promise, abort }`.
+    pub type JsOp;
+    #[wasm_bindgen(method, getter, structural)]
+    fn promise(this: &JsOp) -> Promise;
+    #[wasm_bindgen(method, structural)]
+    fn abort(this: &JsOp);
+
+    /// A response: `status`, `retryAfter`, `read()`, `abort()`.
+    pub type JsHttp;
+    #[wasm_bindgen(method, getter, structural)]
+    fn status(this: &JsHttp) -> u16;
+    #[wasm_bindgen(method, getter, structural, js_name = retryAfter)]
+    fn retry_after(this: &JsHttp) -> Option<String>;
+    #[wasm_bindgen(method, structural)]
+    fn read(this: &JsHttp) -> JsOp;
+    #[wasm_bindgen(method, structural, js_name = abort)]
+    fn abort_request(this: &JsHttp);
+}
+
+/// Plain data to a JS object (maps become objects; numbers stay numbers).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+}
+
+/// A JS error's `message` (or its text).
+pub fn error_message(error: &JsValue) -> String {
+    Reflect::get(error, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .filter(|m| !m.is_empty())
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "unknown error".to_owned())
+}
+
+fn error_code(error: &JsValue) -> Option<String> {
+    Reflect::get(error, &JsValue::from_str("code")).ok().and_then(|c| c.as_string())
+}
+
+fn error_name(error: &JsValue) -> Option<String> {
+    Reflect::get(error, &JsValue::from_str("name")).ok().and_then(|c| c.as_string())
+}
+
+async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
+    JsFuture::from(promise).await
+}
+
+/// Awaits an abortable JS operation; on cancel, aborts it and returns `None`.
+async fn settle_op(op: &JsOp, cancel: &Cancel) -> Option<Result<JsValue, JsValue>> {
+    match cancel.run(settle(op.promise())).await {
+        Ok(result) => Some(result),
+        Err(_) => {
+            op.abort();
+            None
+        }
+    }
+}
+
+fn store_error(method: &'static str, error: &JsValue) -> StoreError {
+    if error_code(error).as_deref() == Some("FX_SESSION_REVISION_CONFLICT") {
+        StoreError::RevisionConflict
+    } else {
+        StoreError::Failed { method, message: error_message(error) }
+    }
+}
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The agent's host in the browser or Node.
+pub struct JsHostAdapter {
+    js: JsHost,
+}
+
+impl JsHostAdapter {
+    pub fn new(js: JsHost) -> Self {
+        JsHostAdapter { js }
+    }
+
+    /// The `config()` object js/host.js prepares: `{ env, workspace }`.
+    pub fn read_config(config: &JsValue) -> (HashMap<String, String>, JsValue) {
+        let env: HashMap<String, String> = serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
+        (env, get(config, "workspace"))
+    }
+}
+
+/// A streamed response body.
+pub struct JsBody {
+    handle: JsHttp,
+    finished: bool,
+}
+
+impl ResponseBody for JsBody {
+    async fn next_chunk(&mut self, cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError> {
+        let op = self.handle.read();
+        match settle_op(&op, cancel).await {
+            None => Err(FetchError::Cancelled),
+            Some(Ok(value)) if value.is_null() || value.is_undefined() => {
+                self.finished = true;
+                Ok(None)
+            }
+            Some(Ok(value)) => match value.dyn_into::<Uint8Array>() {
+                Ok(bytes) => Ok(Some(bytes.to_vec())),
+                Err(_) => Err(FetchError::Network("the response body produced a non-byte chunk".into())),
+            },
+            Some(Err(error)) if cancel.is_cancelled() => {
+                let _ = error;
+                Err(FetchError::Cancelled)
+            }
+            Some(Err(error)) => Err(FetchError::Network(error_message(&error))),
+        }
+    }
+}
+
+impl Drop for JsBody {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Stop a response we no longer read (a `[DONE]` before the end, a cancel, an error).
+            self.handle.abort_request();
+        }
+    }
+}
+
+impl Host for JsHostAdapter {
+    type Body = JsBody;
+
+    fn now_ms(&self) -> i64 {
+        self.js.now() as i64
+    }
+
+    fn fill_random(&self, buf: &mut [u8]) {
+        self.js.random(buf);
+    }
+
+    async fn sleep(&self, ms: u32) {
+        let _ = settle(self.js.sleep(ms)).await;
+    }
+
+    async fn fetch(&self, request: HttpRequest, cancel: &Cancel) -> Result<HttpResponse<JsBody>, FetchError> {
+        let headers: Array = request
+            .headers
+            .iter()
+            .map(|(name, value)| JsValue::from(Array::of2(&JsValue::from_str(name), &JsValue::from_str(value))))
+            .collect();
+        let op = self
+            .js
+            .fetch(request.method, &request.url, headers, &request.body)
+            .map_err(|error| FetchError::Network(error_message(&error)))?;
+        match settle_op(&op, cancel).await {
+            None => Err(FetchError::Cancelled),
+            Some(Ok(value)) => {
+                let handle: JsHttp = value.unchecked_into();
+                Ok(HttpResponse { status: handle.status(), retry_after: handle.retry_after(), body: JsBody { handle, finished: false } })
+            }
+            Some(Err(error)) if cancel.is_cancelled() || error_name(&error).as_deref() == Some("AbortError") => {
+                Err(FetchError::Cancelled)
+            }
+            Some(Err(error)) => Err(FetchError::Network(error_message(&error))),
+        }
+    }
+
+    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        let value = settle(self.js.session_load(id)).await.map_err(|e| store_error("load", &e))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        let bytes = get(&value, "bytes").dyn_into::<Uint8Array>().map_err(|_| StoreError::Failed {
+            method: "load",
+            message: "sessionStore.load() must return { bytes: Uint8Array, revision }".into(),
+        })?;
+        let revision = get(&value, "revision").as_string().unwrap_or_default();
+        Ok(Some(StoredSession { bytes: bytes.to_vec(), revision }))
+    }
+
+    async fn commit_session(&self, id: &str, bytes: &[u8], expected: Option<&str>) -> Result<String, StoreError> {
+        let value = settle(self.js.session_commit(id, bytes, expected.map(str::to_owned)))
+            .await
+            .map_err(|e| store_error("commit", &e))?;
+        value.as_string().ok_or(StoreError::Failed { method: "commit", message: "no revision".into() })
+    }
+
+    async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
+        let value = settle(self.js.session_list()).await.map_err(|e| store_error("list", &e))?;
+        let entries: Array = value.dyn_into().map_err(|_| StoreError::Failed {
+            method: "list",
+            message: "sessionStore.list() must return an array".into(),
+        })?;
+        Ok(entries
+            .iter()
+            .filter_map(|entry| {
+                let id = get(&entry, "id").as_string()?;
+                let updated_at_ms = get(&entry, "updatedAtMs").as_f64()? as i64;
+                Some(ListedSession { id, updated_at_ms })
+            })
+            .collect())
+    }
+
+    async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        settle(self.js.session_remove(id)).await.map(|_| ()).map_err(|e| store_error("remove", &e))
+    }
+
+    async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult {
+        let limit = u32::try_from(crate::tools::workspace::MAX_OUTPUT_BYTES).unwrap_or(u32::MAX);
+        let op = self.js.exec(command, cwd, timeout_ms, limit);
+        let value = match settle_op(&op, cancel).await {
+            None => return ExecResult::Cancelled,
+            Some(Err(error)) => return ExecResult::Failed(error_message(&error)),
+            Some(Ok(value)) => value,
+        };
+        match get(&value, "kind").as_string().as_deref() {
+            Some("exited") => ExecResult::Exited {
+                exit_code: get(&value, "exitCode").as_f64().map_or(-1, |c| c as i32),
+                stdout: get(&value, "stdout").as_string().unwrap_or_default(),
+                stderr: get(&value, "stderr").as_string().unwrap_or_default(),
+            },
+            Some("timeout") => ExecResult::TimedOut,
+            Some("cancelled") => ExecResult::Cancelled,
+            _ => ExecResult::Failed(get(&value, "message").as_string().unwrap_or_else(|| "workspace.exec failed".into())),
+        }
+    }
+
+    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+        let value = settle(self.js.config_get(id)).await.map_err(|e| error_message(&e))?;
+        Ok(value.as_string())
+    }
+
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+        let saved = settle(self.js.config_set(id, value)).await.map_err(|e| error_message(&e))?;
+        Ok(saved.as_bool().unwrap_or(true))
+    }
+
+    async fn request_permission(&self, request: &PermissionRequest, cancel: &Cancel) -> PermissionAnswer {
+        let op = self.js.permission(to_js(request));
+        match settle_op(&op, cancel).await {
+            Some(Ok(value)) => PermissionAnswer::from_option_id(value.as_string().as_deref()),
+            Some(Err(_)) | None => PermissionAnswer::Cancelled,
+        }
+    }
+
+    fn update(&self, turn: u32, update: Update) {
+        self.js.update(turn, to_js(&update));
+    }
+
+    fn text(&self, turn: u32, text: &str) {
+        self.js.text(turn, text);
+    }
+
+    fn event(&self, event: HostEvent) {
+        let (kind, detail) = match event {
+            HostEvent::SessionForked { from, to, reason } => {
+                ("session.forked", serde_json::json!({ "from": from, "to": to, "reason": reason }))
+            }
+            HostEvent::RequestRetry { attempt, limit, delay_ms, reason } => (
+                "request.retry",
+                serde_json::json!({ "attempt": attempt, "limit": limit, "delayMs": delay_ms, "reason": reason }),
+            ),
+            HostEvent::CatalogError { message } => ("catalog.error", serde_json::json!({ "error": message })),
+            HostEvent::ConfigChanged { id, previous, value, source } => (
+                "config.changed",
+                serde_json::json!({ "configId": id, "previousValue": previous, "value": value, "source": source }),
+            ),
+            HostEvent::ConfigRestoreError { id, message } => {
+                ("config.restore_error", serde_json::json!({ "configId": id, "error": message }))
+            }
+            HostEvent::ConfigPersistError { id, message } => {
+                ("config.persist_error", serde_json::json!({ "configId": id, "error": message }))
+            }
+        };
+        self.js.event(kind, to_js(&detail));
+    }
+}

@@ -308,8 +308,9 @@ pub struct FakeStore {
     next_revision: Cell<u32>,
     /// Every call: ("load" | "commit" | "remove", expected revision).
     pub calls: RefCell<Vec<(&'static str, Option<String>)>>,
-    /// Runs just before the next commit compares revisions (another writer getting in first).
-    pub before_commit: RefCell<Option<Box<dyn FnOnce(&FakeStore)>>>,
+    /// Runs just before the next commit or remove compares revisions (another writer getting in
+    /// first).
+    pub before_write: RefCell<Option<Box<dyn FnOnce(&FakeStore)>>>,
     /// Fail the next call of this kind with this error.
     pub fail_next: RefCell<Option<(&'static str, StoreError)>>,
 }
@@ -366,7 +367,7 @@ impl OAuthStore for FakeStore {
         if let Some(error) = self.take_failure("commit") {
             return Err(error);
         }
-        if let Some(hook) = self.before_commit.borrow_mut().take() {
+        if let Some(hook) = self.before_write.borrow_mut().take() {
             hook(self);
         }
         if self.current().as_deref() != expected {
@@ -381,6 +382,9 @@ impl OAuthStore for FakeStore {
             .push(("remove", expected.map(str::to_owned)));
         if let Some(error) = self.take_failure("remove") {
             return Err(error);
+        }
+        if let Some(hook) = self.before_write.borrow_mut().take() {
+            hook(self);
         }
         if self.current().as_deref() != expected {
             return Err(StoreError::RevisionConflict);

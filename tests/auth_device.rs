@@ -268,7 +268,8 @@ fn other_oauth_errors_and_transport_failures_fail() {
 
 #[test]
 fn invalid_token_responses_are_refused() {
-    let cases: [(&str, fn(&AuthError) -> bool); 9] = [
+    type Check = fn(&AuthError) -> bool;
+    let cases: [(&str, Check); 9] = [
         (
             r#"{"access_token":"a","refresh_token":"r","expires_in":3600}"#,
             |e| matches!(e, AuthError::MalformedResponse { reason, .. } if reason.contains("token_type")),
@@ -424,9 +425,14 @@ fn custom_client_id_falls_back_once_on_invalid_client() {
         &AuthConfig::production(),
     ))
     .unwrap_err();
-    assert!(
-        matches!(&error, AuthError::Rejected { step: Step::DeviceAuthorization, status: 400, error: Some(code) } if code == "invalid_client")
-    );
+    assert!(matches!(
+        &error,
+        AuthError::Rejected {
+            step: Step::DeviceAuthorization,
+            status: 400,
+            error: Some("invalid_client")
+        }
+    ));
     assert_eq!(transport.count(DEVICE_URL), 1);
 }
 

@@ -301,6 +301,9 @@ impl Sleeper for ClockSleeper<'_> {
 /// What the store holds: bytes and revision.
 pub type Slot = Option<(Vec<u8>, String)>;
 
+/// Something another writer does to the store.
+pub type Hook = Box<dyn FnOnce(&FakeStore)>;
+
 /// A revisioned in-memory OAuth store with hooks to simulate another tab.
 #[derive(Default)]
 pub struct FakeStore {
@@ -310,7 +313,7 @@ pub struct FakeStore {
     pub calls: RefCell<Vec<(&'static str, Option<String>)>>,
     /// Runs just before the next commit or remove compares revisions (another writer getting in
     /// first).
-    pub before_write: RefCell<Option<Box<dyn FnOnce(&FakeStore)>>>,
+    pub before_write: RefCell<Option<Hook>>,
     /// Fail the next call of this kind with this error.
     pub fail_next: RefCell<Option<(&'static str, StoreError)>>,
 }

@@ -158,7 +158,10 @@ impl DeviceLogin {
         let mut response = request_code(transport, &url, &client_id).await;
         let custom_refused = matches!(
             &response,
-            Err(AuthError::Rejected { error: Some(code), .. }) if code == "invalid_client"
+            Err(AuthError::Rejected {
+                error: Some("invalid_client"),
+                ..
+            })
         );
         if custom_refused && client_id != PUBLIC_CLIENT_ID {
             client_id = PUBLIC_CLIENT_ID.to_owned();
@@ -264,7 +267,7 @@ impl DeviceLogin {
             return self.finish(outcome);
         }
         let error = oauth_error_code(&response.body);
-        match error.as_deref() {
+        match error {
             Some("authorization_pending") if now < self.code.expires_at_ms => {
                 let next = now.saturating_add(self.interval_ms.get());
                 self.next_poll_at_ms.set(next);

@@ -72,12 +72,12 @@ pub enum AuthError {
     /// The response body went past 64 KiB.
     #[error("the {step} response is larger than 64 KiB")]
     ResponseTooLarge { step: Step },
-    /// A status other than 200, with the OAuth `error` code when the body had a plausible one.
-    #[error("the {step} request was refused with HTTP {status} ({})", error.as_deref().unwrap_or("no OAuth error code"))]
+    /// A status other than 200, with the OAuth `error` code when the body had a standard one.
+    #[error("the {step} request was refused with HTTP {status} ({})", error.unwrap_or("no recognised OAuth error code"))]
     Rejected {
         step: Step,
         status: u16,
-        error: Option<String>,
+        error: Option<&'static str>,
     },
     /// A 200 response that does not have the shape we need.
     #[error("the {step} response is unusable: {reason}")]

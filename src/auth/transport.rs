@@ -187,20 +187,32 @@ pub(crate) async fn exchange<T: Transport + ?Sized>(
     }
 }
 
-/// The `error` member of an OAuth error body, if it is a plausible error code (ASCII letters,
-/// digits, `_`, `-`, `.`; at most 64 bytes). Anything else is dropped so server text never
-/// flows into our messages.
-pub(crate) fn oauth_error_code(body: &[u8]) -> Option<String> {
+/// OAuth error codes we recognise (RFC 6749, RFC 7009, RFC 8628).
+const KNOWN_ERROR_CODES: [&str; 14] = [
+    "invalid_request",
+    "invalid_client",
+    "invalid_grant",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+    "access_denied",
+    "server_error",
+    "temporarily_unavailable",
+    "unsupported_token_type",
+    "invalid_token",
+    "authorization_pending",
+    "slow_down",
+    "expired_token",
+];
+
+/// The `error` member of an OAuth error body when it is one of the codes we know. Anything else
+/// is dropped, so server text (which could echo a token) never reaches our errors.
+pub(crate) fn oauth_error_code(body: &[u8]) -> Option<&'static str> {
     #[derive(serde::Deserialize)]
     struct ErrorBody {
         error: Option<String>,
     }
     let parsed: ErrorBody = serde_json::from_slice(body).ok()?;
     let code = parsed.error?;
-    let plausible = !code.is_empty()
-        && code.len() <= 64
-        && code
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    plausible.then_some(code)
+    KNOWN_ERROR_CODES.into_iter().find(|known| *known == code)
 }

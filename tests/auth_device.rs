@@ -517,6 +517,25 @@ fn cancel_discards_a_token_that_arrives_later() {
 }
 
 #[test]
+fn dropping_a_poll_mid_request_lets_the_next_tick_poll_again() {
+    let transport = scripted(vec![oauth_error("authorization_pending"), token_reply()]);
+    let clock = FakeClock::at(T0);
+    let login = start(&transport, &clock);
+    transport.yield_once.set(true);
+    clock.set(login.next_poll_at_ms());
+    {
+        let mut poll = pin!(login.poll(&transport, &clock));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(poll.as_mut().poll(&mut cx).is_pending());
+    }
+    assert!(matches!(
+        tick(&login, &transport, &clock),
+        PollOutcome::Authorized(_)
+    ));
+    assert_eq!(transport.count(TOKEN_URL), 2);
+}
+
+#[test]
 fn cancel_before_polling_sends_nothing() {
     let transport = scripted(vec![token_reply()]);
     let clock = FakeClock::at(T0);

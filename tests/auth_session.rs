@@ -43,7 +43,7 @@ fn stored_record(store: &FakeStore) -> OAuthRecord {
 fn a_valid_credential_is_used_without_any_request() {
     let (store, _) = seeded(NOW + HOUR);
     let transport = FakeTransport::new();
-    let clock = FakeClock::at(NOW);
+    let clock = || NOW; // any Fn() -> u64 is a clock
     let resolution = block_on(resolve_credential(&store, &transport, &clock, &config())).unwrap();
     let Resolution::Current(credential) = &resolution else {
         panic!("{resolution:?}");

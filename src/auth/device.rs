@@ -240,7 +240,7 @@ impl DeviceLogin {
                 next_poll_at_ms: self.next_poll_at_ms.get(),
             };
         }
-        self.phase.set(Phase::Polling);
+        let in_flight = InFlight::begin(&self.phase);
         let request = HttpRequest::post_form(
             self.token_endpoint.clone(),
             &[
@@ -250,10 +250,10 @@ impl DeviceLogin {
             ],
         );
         let result = exchange(transport, Step::DeviceToken, request).await;
+        drop(in_flight);
         if self.phase.get() == Phase::Cancelled {
             return PollOutcome::Cancelled;
         }
-        self.phase.set(Phase::Waiting);
         let now = clock.now_ms();
         let response = match result {
             Ok(response) => response,
@@ -340,6 +340,25 @@ impl DeviceLogin {
     fn finish(&self, outcome: PollOutcome) -> PollOutcome {
         self.phase.set(Phase::Finished);
         outcome
+    }
+}
+
+/// Marks a token request in flight; if the caller drops the poll future mid-request, dropping
+/// this puts the login back to waiting so the next tick can poll again.
+struct InFlight<'a>(&'a Cell<Phase>);
+
+impl<'a> InFlight<'a> {
+    fn begin(phase: &'a Cell<Phase>) -> Self {
+        phase.set(Phase::Polling);
+        Self(phase)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.0.get() == Phase::Polling {
+            self.0.set(Phase::Waiting);
+        }
     }
 }
 

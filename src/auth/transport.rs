@@ -161,6 +161,13 @@ pub trait Clock {
     fn now_ms(&self) -> u64;
 }
 
+/// Any `Fn() -> u64` is a clock (the host can pass `|| js_sys::Date::now() as u64`).
+impl<F: Fn() -> u64> Clock for F {
+    fn now_ms(&self) -> u64 {
+        self()
+    }
+}
+
 /// Waits, for callers that drive the device flow without a UI tick of their own.
 #[allow(async_fn_in_trait)]
 pub trait Sleeper {

@@ -11,7 +11,7 @@ use super::error::{AuthError, Step};
 use super::secret::wipe;
 
 /// Largest response body any OAuth request may return. The host should stop reading past it
-/// (and answer [`TransportError::TooLarge`]); [`exchange`] enforces it again.
+/// (and answer [`TransportError::TooLarge`]); the engine checks it again.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 
 /// Deadline the host applies to each OAuth request.

@@ -1,0 +1,266 @@
+//! Where OAuth requests go: the issuer, its discovered endpoints, the teams URL, the client id,
+//! and the form encoding every POST uses.
+//!
+//! Endpoint policy (the reference fixes the issuer but takes production endpoints from discovery
+//! unchecked; we pin them):
+//!
+//! - The issuer is `https://vercel.com`. `FX_E2E_OAUTH_ISSUER_URL` may replace it only with a
+//!   loopback origin `http://127.0.0.1:<port>`, `http://localhost:<port>` or
+//!   `http://[::1]:<port>` (for tests); anything else is refused.
+//! - The discovery document's `issuer` must equal the issuer exactly.
+//! - With the production issuer, every discovered endpoint must be `https://` on `vercel.com` or
+//!   a subdomain of it (today they live on `api.vercel.com`), default port, no userinfo, no
+//!   fragment. With a loopback issuer, every endpoint must be loopback `http` with an explicit
+//!   port. A document breaking either rule is refused whole, including an optional
+//!   `revocation_endpoint`.
+
+use serde::Deserialize;
+
+use super::error::{AuthError, Step};
+use super::transport::{exchange, HttpRequest, Transport};
+use super::url;
+
+/// The production issuer.
+pub const PRODUCTION_ISSUER: &str = "https://vercel.com";
+/// Environment key of the loopback-only issuer override.
+pub const ISSUER_OVERRIDE_ENV: &str = "FX_E2E_OAUTH_ISSUER_URL";
+/// Environment key of the client id override.
+pub const CLIENT_ID_ENV: &str = "FX_OAUTH_CLIENT_ID";
+/// fx's public device-flow client id (an identifier, not a secret).
+pub const PUBLIC_CLIENT_ID: &str = "cl_zzh5hiOZbwJ9bfqEcYqPIJv3TaPaEYL0";
+/// The scope every login asks for.
+pub const SCOPE: &str = "openid offline_access";
+/// The production teams listing.
+pub const PRODUCTION_TEAMS_URL: &str = "https://api.vercel.com/v2/teams";
+
+const DISCOVERY_PATH: &str = "/.well-known/openid-configuration";
+
+/// The OAuth issuer.
+///
+/// Invariant: `origin` is [`PRODUCTION_ISSUER`] (and `loopback` is false), or a loopback `http`
+/// origin with an explicit port and no trailing slash (and `loopback` is true).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issuer {
+    origin: String,
+    loopback: bool,
+}
+
+impl Issuer {
+    /// `https://vercel.com`.
+    #[must_use]
+    pub fn production() -> Self {
+        Self {
+            origin: PRODUCTION_ISSUER.to_owned(),
+            loopback: false,
+        }
+    }
+
+    /// The issuer for the value of [`ISSUER_OVERRIDE_ENV`]: production when unset or blank,
+    /// otherwise a loopback origin (one trailing `/` is dropped).
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError::IssuerOverrideRejected`] for anything that is not a loopback origin.
+    pub fn from_override(value: Option<&str>) -> Result<Self, AuthError> {
+        let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+            return Ok(Self::production());
+        };
+        let reject = |reason| AuthError::IssuerOverrideRejected { reason };
+        let parts = url::parse(value).map_err(reject)?;
+        if let Some(problem) = parts.loopback_problem() {
+            return Err(reject(problem));
+        }
+        if !(parts.rest.is_empty() || parts.rest == "/") {
+            return Err(reject("has a path or query; only an origin is allowed"));
+        }
+        let port = parts.port.unwrap_or_default();
+        Ok(Self {
+            origin: format!("http://{}:{port}", parts.host),
+            loopback: true,
+        })
+    }
+
+    /// The issuer string (`https://vercel.com` or `http://127.0.0.1:8123`).
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.origin
+    }
+
+    /// True for a loopback test issuer.
+    #[must_use]
+    pub fn is_loopback(&self) -> bool {
+        self.loopback
+    }
+
+    /// `<issuer>/.well-known/openid-configuration`.
+    #[must_use]
+    pub fn discovery_url(&self) -> String {
+        format!("{}{DISCOVERY_PATH}", self.origin)
+    }
+
+    /// The teams listing: [`PRODUCTION_TEAMS_URL`], or `<issuer>/v2/teams` for loopback.
+    #[must_use]
+    pub fn teams_url(&self) -> String {
+        if self.loopback {
+            format!("{}/v2/teams", self.origin)
+        } else {
+            PRODUCTION_TEAMS_URL.to_owned()
+        }
+    }
+
+    /// Checks a discovered endpoint against this issuer's rule.
+    fn check_endpoint(&self, field: &'static str, value: &str) -> Result<(), AuthError> {
+        let not_allowed = |reason| AuthError::EndpointNotAllowed { field, reason };
+        let parts = url::parse(value).map_err(not_allowed)?;
+        let problem = if self.loopback {
+            parts.loopback_problem()
+        } else {
+            parts.vercel_problem()
+        };
+        problem.map_or(Ok(()), |reason| Err(not_allowed(reason)))
+    }
+}
+
+/// Issuer and client id for one host configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthConfig {
+    pub issuer: Issuer,
+    pub client_id: String,
+}
+
+impl AuthConfig {
+    /// The production issuer with the public client id.
+    #[must_use]
+    pub fn production() -> Self {
+        Self {
+            issuer: Issuer::production(),
+            client_id: PUBLIC_CLIENT_ID.to_owned(),
+        }
+    }
+
+    /// The configuration for the values of [`ISSUER_OVERRIDE_ENV`] and [`CLIENT_ID_ENV`].
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError::IssuerOverrideRejected`] when the issuer override is not loopback.
+    pub fn from_env(
+        issuer_override: Option<&str>,
+        client_id: Option<&str>,
+    ) -> Result<Self, AuthError> {
+        Ok(Self {
+            issuer: Issuer::from_override(issuer_override)?,
+            client_id: client_id_from_env(client_id),
+        })
+    }
+}
+
+/// The value of [`CLIENT_ID_ENV`] (trimmed) when it is not blank, else [`PUBLIC_CLIENT_ID`].
+#[must_use]
+pub fn client_id_from_env(value: Option<&str>) -> String {
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .unwrap_or(PUBLIC_CLIENT_ID)
+        .to_owned()
+}
+
+/// The endpoints a discovery document named, checked against the issuer's rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    pub device_authorization: String,
+    pub token: String,
+    pub revocation: Option<String>,
+}
+
+impl Endpoints {
+    /// Reads a discovery document fetched from `issuer`.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError::MalformedResponse`] for a body without the required string members,
+    /// [`AuthError::IssuerMismatch`], or [`AuthError::EndpointNotAllowed`].
+    pub fn parse(issuer: &Issuer, body: &[u8]) -> Result<Self, AuthError> {
+        #[derive(Deserialize)]
+        struct Document {
+            issuer: Option<String>,
+            device_authorization_endpoint: Option<String>,
+            token_endpoint: Option<String>,
+            revocation_endpoint: Option<String>,
+        }
+        let malformed = |reason| AuthError::MalformedResponse {
+            step: Step::Discovery,
+            reason,
+        };
+        let doc: Document = serde_json::from_slice(body)
+            .map_err(|_| malformed("not a JSON object with string endpoint members"))?;
+        let named = doc.issuer.ok_or(malformed("issuer is missing"))?;
+        if named != issuer.as_str() {
+            return Err(AuthError::IssuerMismatch);
+        }
+        let device_authorization = doc
+            .device_authorization_endpoint
+            .ok_or(malformed("device_authorization_endpoint is missing"))?;
+        let token = doc
+            .token_endpoint
+            .ok_or(malformed("token_endpoint is missing"))?;
+        issuer.check_endpoint("device_authorization_endpoint", &device_authorization)?;
+        issuer.check_endpoint("token_endpoint", &token)?;
+        if let Some(revocation) = &doc.revocation_endpoint {
+            issuer.check_endpoint("revocation_endpoint", revocation)?;
+        }
+        Ok(Self {
+            device_authorization,
+            token,
+            revocation: doc.revocation_endpoint,
+        })
+    }
+}
+
+/// Fetches and checks the issuer's discovery document.
+///
+/// # Errors
+///
+/// Transport failures, a status other than 200, or anything [`Endpoints::parse`] refuses.
+pub async fn discover<T: Transport + ?Sized>(
+    transport: &T,
+    issuer: &Issuer,
+) -> Result<Endpoints, AuthError> {
+    let request = HttpRequest::get_json(issuer.discovery_url(), None);
+    let response = exchange(transport, Step::Discovery, request).await?;
+    if response.status != 200 {
+        return Err(AuthError::Rejected {
+            step: Step::Discovery,
+            status: response.status,
+            error: None,
+        });
+    }
+    Endpoints::parse(issuer, &response.body)
+}
+
+/// `application/x-www-form-urlencoded` body: every byte except ASCII letters, digits and
+/// `-_.~` is percent-encoded (a space becomes `%20`).
+#[must_use]
+pub fn form_encode(fields: &[(&str, &str)]) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::new();
+    for (index, (name, value)) in fields.iter().enumerate() {
+        if index > 0 {
+            out.push('&');
+        }
+        for (part_index, part) in [name, value].into_iter().enumerate() {
+            if part_index == 1 {
+                out.push('=');
+            }
+            for byte in part.bytes() {
+                if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+                    out.push(char::from(byte));
+                } else {
+                    out.push('%');
+                    out.push(char::from(HEX[usize::from(byte >> 4)]));
+                    out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,167 @@
+//! [`AuthError`]: every way device login, refresh, teams or logout can fail.
+//!
+//! No variant carries a token, a device code or a response body: only our own words, HTTP
+//! statuses, sanitized OAuth error codes and the host's short failure descriptions.
+
+use std::fmt;
+
+use thiserror::Error;
+
+use super::record::RecordInvalid;
+use super::store::StoreError;
+use super::transport::TransportError;
+
+/// Which OAuth exchange an error belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Discovery,
+    DeviceAuthorization,
+    DeviceToken,
+    Refresh,
+    Teams,
+    Revocation,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Step::Discovery => "OpenID discovery",
+            Step::DeviceAuthorization => "device authorization",
+            Step::DeviceToken => "device token",
+            Step::Refresh => "token refresh",
+            Step::Teams => "teams",
+            Step::Revocation => "token revocation",
+        })
+    }
+}
+
+/// Which store call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreOp {
+    Load,
+    Commit,
+    Remove,
+}
+
+impl fmt::Display for StoreOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StoreOp::Load => "oauthSessionStore.load",
+            StoreOp::Commit => "oauthSessionStore.commit",
+            StoreOp::Remove => "oauthSessionStore.remove",
+        })
+    }
+}
+
+/// A failure of the login engine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AuthError {
+    /// `FX_E2E_OAUTH_ISSUER_URL` was set to something other than a loopback `http` origin.
+    #[error(
+        "FX_E2E_OAUTH_ISSUER_URL has to be an http:// origin on 127.0.0.1, localhost or [::1] \
+         with an explicit port ({reason})"
+    )]
+    IssuerOverrideRejected { reason: &'static str },
+    /// The host could not deliver a response.
+    #[error("the {step} request got no response: {source}")]
+    Transport {
+        step: Step,
+        #[source]
+        source: TransportError,
+    },
+    /// The response body went past 64 KiB.
+    #[error("the {step} response is larger than 64 KiB")]
+    ResponseTooLarge { step: Step },
+    /// A status other than 200, with the OAuth `error` code when the body had a standard one.
+    #[error("the {step} request was refused with HTTP {status} ({})", error.unwrap_or("no recognised OAuth error code"))]
+    Rejected {
+        step: Step,
+        status: u16,
+        error: Option<&'static str>,
+    },
+    /// A 200 response that does not have the shape we need.
+    #[error("the {step} response is unusable: {reason}")]
+    MalformedResponse { step: Step, reason: &'static str },
+    /// The discovery document names another issuer.
+    #[error("the discovery document's issuer is not the issuer it was fetched from")]
+    IssuerMismatch,
+    /// A discovered endpoint is not on an allowed host (see [`super::endpoints`]).
+    #[error("the discovery document's {field} is not an allowed endpoint ({reason})")]
+    EndpointNotAllowed {
+        field: &'static str,
+        reason: &'static str,
+    },
+    /// Logout needs a `revocation_endpoint` and discovery had none.
+    #[error("the discovery document has no revocation_endpoint")]
+    NoRevocationEndpoint,
+    /// A login token response without a refresh token: the session could not outlive the hour.
+    #[error("the token response has no refresh_token")]
+    NoRefreshToken,
+    /// The OAuth store failed.
+    #[error("{op} failed: {message}")]
+    Store { op: StoreOp, message: String },
+    /// The stored record changed (or vanished) under us: another tab signed in, refreshed or
+    /// signed out.
+    #[error("the stored fx login session changed while it was being updated")]
+    RevisionConflict,
+    /// Nothing is stored.
+    #[error("there is no stored fx login session")]
+    NoSession,
+    /// What is stored cannot be used.
+    #[error("the stored fx login session is unusable: {0}")]
+    InvalidSession(RecordInvalid),
+    /// A record would exceed the store's 64 KiB limit.
+    #[error("the fx login session record would be larger than 64 KiB")]
+    RecordTooLarge,
+}
+
+impl AuthError {
+    /// Stable code for traces and the JS boundary.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            AuthError::IssuerOverrideRejected { .. } => "FX_OAUTH_ISSUER_OVERRIDE_REJECTED",
+            AuthError::Transport { .. } => "FX_OAUTH_TRANSPORT",
+            AuthError::ResponseTooLarge { .. } => "FX_OAUTH_RESPONSE_TOO_LARGE",
+            AuthError::Rejected { .. } => "FX_OAUTH_REJECTED",
+            AuthError::MalformedResponse { .. } => "FX_OAUTH_MALFORMED_RESPONSE",
+            AuthError::IssuerMismatch => "FX_OAUTH_ISSUER_MISMATCH",
+            AuthError::EndpointNotAllowed { .. } => "FX_OAUTH_ENDPOINT_NOT_ALLOWED",
+            AuthError::NoRevocationEndpoint => "FX_OAUTH_NO_REVOCATION_ENDPOINT",
+            AuthError::NoRefreshToken => "FX_OAUTH_NO_REFRESH_TOKEN",
+            AuthError::Store { .. } => "FX_OAUTH_STORE_FAILED",
+            AuthError::RevisionConflict => "FX_OAUTH_SESSION_REVISION_CONFLICT",
+            AuthError::NoSession => "FX_OAUTH_NO_SESSION",
+            AuthError::InvalidSession(_) => "FX_OAUTH_SESSION_INVALID",
+            AuthError::RecordTooLarge => "FX_OAUTH_RECORD_TOO_LARGE",
+        }
+    }
+
+    /// True when trying the same thing again later may succeed (network trouble, server errors).
+    #[must_use]
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            AuthError::Transport { .. } => true,
+            AuthError::Rejected { status, .. } => *status >= 500 || *status == 429,
+            AuthError::IssuerOverrideRejected { .. }
+            | AuthError::ResponseTooLarge { .. }
+            | AuthError::MalformedResponse { .. }
+            | AuthError::IssuerMismatch
+            | AuthError::EndpointNotAllowed { .. }
+            | AuthError::NoRevocationEndpoint
+            | AuthError::NoRefreshToken
+            | AuthError::Store { .. }
+            | AuthError::RevisionConflict
+            | AuthError::NoSession
+            | AuthError::InvalidSession(_)
+            | AuthError::RecordTooLarge => false,
+        }
+    }
+
+    pub(crate) fn from_store(op: StoreOp, error: StoreError) -> Self {
+        match error {
+            StoreError::RevisionConflict => AuthError::RevisionConflict,
+            StoreError::Failed(message) => AuthError::Store { op, message },
+        }
+    }
+}

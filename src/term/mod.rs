@@ -5,8 +5,11 @@
 //! - [`history`]: the in-memory prompt history.
 //! - [`width`]: display width in terminal cells; the clusters the cursor moves over.
 //! - [`sanitize`]: neutralises control sequences in model and command text.
+//! - [`markdown`]: streaming markdown → styled rows ([`style`]) → ANSI.
 pub mod history;
 pub mod keys;
 pub mod line_editor;
+pub mod markdown;
 pub mod sanitize;
+pub mod style;
 pub mod width;

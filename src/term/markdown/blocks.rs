@@ -307,7 +307,8 @@ impl Blocks {
         if self.lists.last().is_some_and(|l| l.indent == indent) {
             self.lists.pop();
         }
-        let depth = self.lists.len();
+        // A nested item starts where its parent's text starts.
+        let lead_w = self.lists.last().map_or(self.margin, |p| p.hang);
         let ordered = marker.starts_with(|c: char| c.is_ascii_digit());
         let (shown, content) = match (ordered, content.get(..3), content.get(3..)) {
             (false, Some("[ ]"), Some(rest)) => ("☐".to_owned(), rest.trim_start()),
@@ -315,7 +316,7 @@ impl Blocks {
             (false, _, _) => ("•".to_owned(), content),
             (true, _, _) => (marker.to_owned(), content),
         };
-        let lead = format!("{}{}", " ".repeat(self.margin), "  ".repeat(depth));
+        let lead = " ".repeat(lead_w);
         let first = vec![
             Span::plain(lead.clone()),
             Span::new(shown.clone(), Style::plain().fg(Tone::Secondary)),

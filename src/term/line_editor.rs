@@ -32,7 +32,10 @@ use super::history::PromptHistory;
 use super::keys::{KeyCode, KeyEvent, Modifiers};
 use super::width::str_width;
 
+mod layout;
 mod motion;
+
+pub use layout::ComposerLayout;
 
 /// Largest draft (placeholders expanded), in bytes.
 pub const DRAFT_LIMIT_BYTES: usize = 8 * 1024 * 1024;

@@ -374,3 +374,29 @@ fn history_navigation() {
     run(&mut e, &[ctrl('_'), ctrl('_')], &h);
     assert_eq!(marked(&e), "|draft");
 }
+
+#[test]
+fn layout_wraps_words_and_places_the_cursor() {
+    type Case<'a> = (&'a str, usize, &'a [&'a str], (usize, usize));
+    let cases: &[Case] = &[
+        ("|", 10, &[""], (0, 0)),
+        ("hello world|", 20, &["hello world"], (0, 11)),
+        ("hello world|", 8, &["hello ", "world"], (1, 5)),
+        ("hello |world", 8, &["hello ", "world"], (1, 0)),
+        ("abcdefghij|", 4, &["abcd", "efgh", "ij"], (2, 2)),
+        ("abcd|", 4, &["abcd", ""], (1, 0)),
+        ("ab\n|cd", 10, &["ab", "cd"], (1, 0)),
+        ("ab|\ncd", 10, &["ab", "cd"], (0, 2)),
+        ("中文中文|x", 5, &["中文", "中文x"], (1, 4)),
+        ("a\n\n|", 5, &["a", "", ""], (2, 0)),
+    ];
+    for (draft, width, rows, (row, col)) in cases {
+        let l = editor(draft).layout(*width);
+        assert_eq!(l.rows, *rows, "{draft:?} at {width}");
+        assert_eq!(
+            (l.cursor_row, l.cursor_col),
+            (*row, *col),
+            "{draft:?} at {width}"
+        );
+    }
+}

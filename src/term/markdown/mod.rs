@@ -83,13 +83,11 @@ impl MarkdownStream {
 
     fn append(&mut self, clean: &str) -> usize {
         let before = self.committed.len();
+        // Only the new text can hold a newline: the unfinished line had none.
+        let mut search = self.source.len();
         self.source.push_str(clean);
-        while let Some(nl) = self
-            .source
-            .get(self.line_start..)
-            .and_then(|r| r.find('\n'))
-        {
-            let end = self.line_start + nl;
+        while let Some(nl) = self.source.get(search..).and_then(|r| r.find('\n')) {
+            let end = search + nl;
             let line = self
                 .source
                 .get(self.line_start..end)
@@ -97,6 +95,7 @@ impl MarkdownStream {
                 .to_owned();
             self.blocks.line(&line, &mut self.committed);
             self.line_start = end + 1;
+            search = self.line_start;
         }
         self.committed.len() - before
     }

@@ -102,6 +102,26 @@ pub fn clusters(s: &str) -> impl Iterator<Item = &str> + '_ {
     })
 }
 
+/// The units a line may be broken between: clusters, except that a cluster wider than two cells
+/// (a long joiner chain, which terminals draw code point by code point) is yielded one code
+/// point at a time, so every unit fits in two cells.
+pub fn break_units(s: &str) -> impl Iterator<Item = &str> + '_ {
+    clusters(s).flat_map(|cl| {
+        let split = str_width(cl) > 2;
+        let mut rest = if split { "" } else { cl };
+        let mut chars = if split { cl } else { "" };
+        std::iter::from_fn(move || {
+            if !rest.is_empty() {
+                return Some(std::mem::take(&mut rest));
+            }
+            let c = chars.chars().next()?;
+            let (head, tail) = chars.split_at(c.len_utf8());
+            chars = tail;
+            Some(head)
+        })
+    })
+}
+
 /// Cuts `s` to at most `max` columns without splitting a cluster, returning the kept prefix
 /// and its width.
 #[must_use]
@@ -168,6 +188,13 @@ mod tests {
         for w in stops.windows(2) {
             assert_eq!(prev_cluster_start(s, w[1]), w[0], "{stops:?}");
         }
+    }
+
+    #[test]
+    fn break_units_split_only_wide_clusters() {
+        let units: Vec<&str> = break_units("a👍🏽e\u{301}").collect();
+        assert_eq!(units, ["a", "👍", "🏽", "e\u{301}"]);
+        assert!(break_units("x\u{200d}y\u{200d}z").all(|u| str_width(u) <= 2));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! clusters when a word is longer than a row), and the cursor's row and column.
 
 use super::LineEditor;
-use crate::term::width::{clusters, str_width};
+use crate::term::width::{break_units, str_width};
 
 /// The draft as screen rows. Invariant: every row is at most `width` cells wide and the cursor
 /// column is below `width` (a cursor after a full row starts a new empty row).
@@ -33,7 +33,7 @@ impl LineEditor {
             let mut row: Vec<Cell<'_>> = Vec::new();
             let mut used = 0usize;
             let mut pos = offset;
-            for cl in clusters(line) {
+            for cl in break_units(line) {
                 let w = str_width(cl);
                 if used + w > width && !row.is_empty() {
                     // Break after the last space when there is one, else here.

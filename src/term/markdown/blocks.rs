@@ -12,7 +12,7 @@ use super::table::{looks_like_row, parse_delimiter, split_row, Table};
 use super::wrap::{wrap, wrap_preformatted};
 use crate::term::sanitize::expand_tabs;
 use crate::term::style::{Span, Style, StyledLine, Tone};
-use crate::term::width::str_width;
+use crate::term::width::{str_width, truncate_to_width};
 
 /// Widest code box, in cells.
 pub(crate) const MAX_BOX_WIDTH: usize = 100;
@@ -370,10 +370,9 @@ impl Blocks {
             top.spans.push(border("┐"));
             self.emit(out, vec![top]);
         } else if !lang.is_empty() {
-            top.spans.push(Span::new(
-                lang.to_owned(),
-                Style::plain().fg(Tone::Secondary),
-            ));
+            let (label, _) = truncate_to_width(lang, self.width.saturating_sub(self.margin));
+            top.spans
+                .push(Span::new(label, Style::plain().fg(Tone::Secondary)));
             self.emit(out, vec![top]);
         }
         self.state = State::Fence(Fence {

@@ -3,7 +3,7 @@
 //! between clusters; runs of spaces collapse to one at line breaks.
 
 use crate::term::style::{Span, Style, StyledLine};
-use crate::term::width::{clusters, str_width};
+use crate::term::width::{break_units, str_width, truncate_to_width};
 
 struct Word {
     parts: Vec<(String, Style)>,
@@ -57,9 +57,14 @@ fn split_keep_spaces(s: &str) -> Vec<&str> {
 /// both count toward the width. Always returns at least one line.
 pub(crate) fn wrap(spans: &[Span], width: usize, first: &[Span], rest: &[Span]) -> Vec<StyledLine> {
     let mut lines = Vec::new();
+    // A prefix (deep nesting on a narrow screen) never takes the room of a wide character.
+    let room = width.saturating_sub(2);
     let new_line = |prefix: &[Span]| {
         let mut l = StyledLine::new();
-        l.extend(prefix);
+        for span in prefix {
+            let (kept, _) = truncate_to_width(&span.text, room.saturating_sub(l.width()));
+            l.push(kept, span.style);
+        }
         let w = l.width();
         (l, w)
     };
@@ -93,7 +98,7 @@ pub(crate) fn wrap(spans: &[Span], width: usize, first: &[Span], rest: &[Span]) 
         }
         // The word alone is wider than a line: break it between clusters.
         for (t, s) in &word.parts {
-            for cl in clusters(t) {
+            for cl in break_units(t) {
                 let w = str_width(cl);
                 if has_content && used + w > width {
                     lines.push(std::mem::take(&mut line));
@@ -120,7 +125,7 @@ pub(crate) fn wrap_preformatted(spans: &[Span], width: usize) -> Vec<StyledLine>
     let mut line = StyledLine::new();
     let mut used = 0usize;
     for span in spans {
-        for cl in clusters(&span.text) {
+        for cl in break_units(&span.text) {
             let w = str_width(cl);
             if used + w > width && used > indent {
                 lines.push(std::mem::take(&mut line));

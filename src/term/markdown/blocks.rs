@@ -227,6 +227,11 @@ impl Blocks {
             self.after_list_text = false;
             return;
         }
+        // Checked first so that a table inside a list item is held too, never shown raw.
+        if allow_table && looks_like_row(t) && fence_open(line).is_none() {
+            self.state = State::MaybeTable(line.to_owned());
+            return;
+        }
         let indent = leading_spaces(line);
         let list_text = self.after_list_text;
         self.after_list_text = false;
@@ -269,10 +274,6 @@ impl Blocks {
                 return self.emit(out, lines);
             }
             self.lists.clear();
-        }
-        if allow_table && looks_like_row(t) {
-            self.state = State::MaybeTable(line.to_owned());
-            return;
         }
         self.gap(out, false);
         let pad = self.pad();

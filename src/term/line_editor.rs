@@ -24,6 +24,8 @@
 //! | Ctrl+_ , Ctrl+Z, Cmd+Z | undo (typing is undone a word at a time) |
 //! | Cmd+Shift+Z | redo |
 //!
+//! There is no selection yet: Shift+←/→/Home/End move like the unshifted keys.
+//!
 //! Everything else (Esc, Ctrl+C, Tab, Ctrl+D on an empty draft, …) comes back as
 //! [`EditOutcome::Ignored`] for the app to handle. Consecutive kills join into one kill-ring
 //! entry, as in Emacs.
@@ -281,16 +283,16 @@ impl LineEditor {
                 }
             }
             (K::Enter, S | A) | (K::Char('j'), C) => self.insert_edit("\n", EditKind::Other),
-            (K::Left, N) | (K::Char('b'), C) => self.move_to(self.prev_stop(self.cursor)),
-            (K::Right, N) | (K::Char('f'), C) => self.move_to(self.next_stop(self.cursor)),
+            (K::Left, N | S) | (K::Char('b'), C) => self.move_to(self.prev_stop(self.cursor)),
+            (K::Right, N | S) | (K::Char('f'), C) => self.move_to(self.next_stop(self.cursor)),
             (K::Left, A | C) | (K::Char('b'), A) => {
                 self.move_to(self.word_left(self.cursor, false))
             }
             (K::Right, A | C) | (K::Char('f'), A) => self.move_to(self.word_right(self.cursor)),
-            (K::Home, N) | (K::Char('a'), C) | (K::Left, M) => {
+            (K::Home, N | S) | (K::Char('a'), C) | (K::Left, M) => {
                 self.move_to(self.line_start(self.cursor))
             }
-            (K::End, N) | (K::Char('e'), C) | (K::Right, M) => {
+            (K::End, N | S) | (K::Char('e'), C) | (K::Right, M) => {
                 self.move_to(self.line_end(self.cursor))
             }
             (K::Home, C) | (K::Up, M) => self.move_to(0),

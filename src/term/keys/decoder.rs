@@ -113,7 +113,7 @@ impl KeyDecoder {
     }
 
     /// True when an `ESC` (or an unfinished sequence starting with one) is waiting: the caller
-    /// should call [`Self::flush_pending`] if no input arrives within [`ESCAPE_TIMEOUT_MS`].
+    /// should call [`Self::flush_pending`] if no input arrives within [`ESCAPE_TIMEOUT_MS`](super::ESCAPE_TIMEOUT_MS).
     #[must_use]
     pub fn escape_pending(&self) -> bool {
         matches!(self.mode, Mode::Ground) && self.buf.first() == Some(&0x1b)

@@ -1,1 +1,15 @@
-//! term: not yet built.
+//! term: the pure building blocks of the interactive terminal, tested natively.
+//!
+//! - [`keys`]: bytes from the terminal → key presses, pastes, focus and colour reports.
+//! - [`line_editor`]: the composer's draft: editing, kill ring, undo, pastes, history recall.
+//! - [`history`]: the in-memory prompt history.
+//! - [`width`]: display width in terminal cells; the clusters the cursor moves over.
+//! - [`sanitize`]: neutralises control sequences in model and command text.
+//! - [`markdown`]: streaming markdown → styled rows ([`style`]) → ANSI.
+pub mod history;
+pub mod keys;
+pub mod line_editor;
+pub mod markdown;
+pub mod sanitize;
+pub mod style;
+pub mod width;

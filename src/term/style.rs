@@ -1,0 +1,300 @@
+//! Styled text for the screen: spans with style flags, lines of spans, the light/dark palette,
+//! and the conversion of lines to ANSI SGR bytes.
+//!
+//! Styles carry semantic [`Tone`]s rather than colour numbers, so a theme change needs no
+//! re-render: only [`to_ansi`] consults the [`Palette`]. Span text must already be safe (see
+//! [`crate::term::sanitize`]); the only escape sequences in the output are the SGR codes
+//! written here.
+
+use super::width::str_width;
+
+/// A semantic colour, mapped to a 256-colour index by the [`Palette`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tone {
+    /// Secondary text: inline code, link URLs, code-block labels.
+    Secondary,
+    /// Box and rule lines.
+    Border,
+    /// Code keywords.
+    Keyword,
+    /// Code string literals.
+    String,
+    /// Code numbers and literals (`true`, `null`).
+    Number,
+    /// Code comments.
+    Comment,
+}
+
+/// How a span is drawn. The default is the terminal's own foreground with no attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Style {
+    /// SGR 1.
+    pub bold: bool,
+    /// SGR 2.
+    pub dim: bool,
+    /// SGR 3.
+    pub italic: bool,
+    /// SGR 4.
+    pub underline: bool,
+    /// SGR 9.
+    pub strike: bool,
+    /// Foreground colour, if any.
+    pub fg: Option<Tone>,
+}
+
+impl Style {
+    /// The plain style.
+    #[must_use]
+    pub const fn plain() -> Self {
+        Self {
+            bold: false,
+            dim: false,
+            italic: false,
+            underline: false,
+            strike: false,
+            fg: None,
+        }
+    }
+    /// With bold.
+    #[must_use]
+    pub const fn bold(mut self) -> Self {
+        self.bold = true;
+        self
+    }
+    /// With dim.
+    #[must_use]
+    pub const fn dim(mut self) -> Self {
+        self.dim = true;
+        self
+    }
+    /// With italic.
+    #[must_use]
+    pub const fn italic(mut self) -> Self {
+        self.italic = true;
+        self
+    }
+    /// With underline.
+    #[must_use]
+    pub const fn underline(mut self) -> Self {
+        self.underline = true;
+        self
+    }
+    /// With strikethrough.
+    #[must_use]
+    pub const fn strike(mut self) -> Self {
+        self.strike = true;
+        self
+    }
+    /// With a foreground tone.
+    #[must_use]
+    pub const fn fg(mut self, tone: Tone) -> Self {
+        self.fg = Some(tone);
+        self
+    }
+}
+
+/// A run of text in one style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// The text (no control characters).
+    pub text: String,
+    /// Its style.
+    pub style: Style,
+}
+
+impl Span {
+    /// A span.
+    #[must_use]
+    pub fn new(text: impl Into<String>, style: Style) -> Self {
+        Self {
+            text: text.into(),
+            style,
+        }
+    }
+    /// An unstyled span.
+    #[must_use]
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self::new(text, Style::plain())
+    }
+}
+
+/// One screen row: spans in order. Its width never exceeds the width it was laid out for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StyledLine {
+    /// The spans.
+    pub spans: Vec<Span>,
+}
+
+impl StyledLine {
+    /// An empty line.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// A line of one span.
+    #[must_use]
+    pub fn from_span(span: Span) -> Self {
+        Self { spans: vec![span] }
+    }
+    /// Appends text in a style, merging with the last span when the style matches.
+    pub fn push(&mut self, text: &str, style: Style) {
+        if text.is_empty() {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.style == style => last.text.push_str(text),
+            _ => self.spans.push(Span::new(text, style)),
+        }
+    }
+    /// Appends every span of `other`.
+    pub fn extend(&mut self, other: &[Span]) {
+        for s in other {
+            self.push(&s.text, s.style);
+        }
+    }
+    /// Display width in cells.
+    #[must_use]
+    pub fn width(&self) -> usize {
+        self.spans.iter().map(|s| str_width(&s.text)).sum()
+    }
+    /// The text without styles.
+    #[must_use]
+    pub fn plain_text(&self) -> String {
+        self.spans.iter().map(|s| s.text.as_str()).collect()
+    }
+}
+
+/// 256-colour indices for each [`Tone`], for a dark or a light background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    /// [`Tone::Secondary`].
+    pub secondary: u8,
+    /// [`Tone::Border`].
+    pub border: u8,
+    /// [`Tone::Keyword`].
+    pub keyword: u8,
+    /// [`Tone::String`].
+    pub string: u8,
+    /// [`Tone::Number`].
+    pub number: u8,
+    /// [`Tone::Comment`].
+    pub comment: u8,
+}
+
+impl Palette {
+    /// For dark backgrounds (the default).
+    #[must_use]
+    pub const fn dark() -> Self {
+        Self {
+            secondary: 245,
+            border: 240,
+            keyword: 176,
+            string: 114,
+            number: 180,
+            comment: 244,
+        }
+    }
+    /// For light backgrounds.
+    #[must_use]
+    pub const fn light() -> Self {
+        Self {
+            secondary: 243,
+            border: 250,
+            keyword: 127,
+            string: 28,
+            number: 130,
+            comment: 245,
+        }
+    }
+    fn index(&self, tone: Tone) -> u8 {
+        match tone {
+            Tone::Secondary => self.secondary,
+            Tone::Border => self.border,
+            Tone::Keyword => self.keyword,
+            Tone::String => self.string,
+            Tone::Number => self.number,
+            Tone::Comment => self.comment,
+        }
+    }
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Self::dark()
+    }
+}
+
+fn sgr(style: Style, palette: &Palette, out: &mut String) {
+    out.push_str("\u{1b}[0");
+    for (on, code) in [
+        (style.bold, ";1"),
+        (style.dim, ";2"),
+        (style.italic, ";3"),
+        (style.underline, ";4"),
+        (style.strike, ";9"),
+    ] {
+        if on {
+            out.push_str(code);
+        }
+    }
+    if let Some(t) = style.fg {
+        out.push_str(";38;5;");
+        out.push_str(&palette.index(t).to_string());
+    }
+    out.push('m');
+}
+
+/// One line as text with SGR codes; the style is reset at the end when any was set. No newline.
+#[must_use]
+pub fn line_to_ansi(line: &StyledLine, palette: &Palette) -> String {
+    let mut out = String::new();
+    let mut current = Style::plain();
+    for span in &line.spans {
+        if span.text.is_empty() {
+            continue;
+        }
+        if span.style != current {
+            sgr(span.style, palette, &mut out);
+            current = span.style;
+        }
+        out.push_str(&span.text);
+    }
+    if current != Style::plain() {
+        out.push_str("\u{1b}[0m");
+    }
+    out
+}
+
+/// Lines as text with SGR codes, each followed by `\r\n`.
+#[must_use]
+pub fn to_ansi(lines: &[StyledLine], palette: &Palette) -> String {
+    let mut out = String::new();
+    for line in lines {
+        out.push_str(&line_to_ansi(line, palette));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgr_only_on_change_and_reset_at_end() {
+        let mut line = StyledLine::new();
+        line.push("a ", Style::plain());
+        line.push("b", Style::plain().bold());
+        line.push("c", Style::plain().bold());
+        line.push("d", Style::plain().fg(Tone::Keyword).italic());
+        let dark = line_to_ansi(&line, &Palette::dark());
+        assert_eq!(dark, "a \u{1b}[0;1mbc\u{1b}[0;3;38;5;176md\u{1b}[0m");
+        let light = line_to_ansi(&line, &Palette::light());
+        assert!(light.contains("38;5;127m"));
+        assert_eq!(line.width(), 5);
+        assert_eq!(
+            line_to_ansi(&StyledLine::from_span(Span::plain("x")), &Palette::dark()),
+            "x"
+        );
+    }
+}

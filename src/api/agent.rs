@@ -62,7 +62,11 @@ fn opened_js(opened: &Opened) -> JsValue {
 fn agent_error(error: &AgentError) -> JsValue {
     if error.is_type_error() {
         let js = js_sys::TypeError::new(&error.to_string());
-        let _ = js_sys::Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(error.code()));
+        let _ = js_sys::Reflect::set(
+            &js,
+            &JsValue::from_str("code"),
+            &JsValue::from_str(error.code()),
+        );
         return js.into();
     }
     to_js_error(error)
@@ -87,11 +91,16 @@ impl AgentCore {
             None
         } else {
             Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
-                JsValue::from(js_sys::TypeError::new(&format!("workspace is invalid: {error}")))
+                JsValue::from(js_sys::TypeError::new(&format!(
+                    "workspace is invalid: {error}"
+                )))
             })?)
         };
-        let config = AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| agent_error(&e))?;
-        Ok(AgentCore { agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)) })
+        let config =
+            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| agent_error(&e))?;
+        Ok(AgentCore {
+            agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)),
+        })
     }
 
     /// Loads the model catalog (never fails: a failure is an event).
@@ -131,7 +140,11 @@ impl AgentCore {
         let agent = self.agent.clone();
         future_to_promise(async move {
             let listed = agent.list_sessions().await.map_err(|e| agent_error(&e))?;
-            let cwd = agent.config().workspace.as_ref().map_or_else(|| "/".to_owned(), |w| w.root.clone());
+            let cwd = agent
+                .config()
+                .workspace
+                .as_ref()
+                .map_or_else(|| "/".to_owned(), |w| w.root.clone());
             let entries: Vec<serde_json::Value> = listed
                 .iter()
                 .map(|l| {
@@ -151,18 +164,34 @@ impl AgentCore {
     pub fn remove_session(&self, id: String) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            agent.remove_session(&id).await.map_err(|e| agent_error(&e))?;
+            agent
+                .remove_session(&id)
+                .await
+                .map_err(|e| agent_error(&e))?;
             Ok(JsValue::UNDEFINED)
         })
     }
 
     /// Resolves `{ configOptions, modes }`.
     #[wasm_bindgen(js_name = setConfigOption)]
-    pub fn set_config_option(&self, id: String, config_id: String, value: String, source: String) -> Promise {
+    pub fn set_config_option(
+        &self,
+        id: String,
+        config_id: String,
+        value: String,
+        source: String,
+    ) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            let source: &'static str = if source == "restore" { "restore" } else { "sdk" };
-            let opened = agent.set_config(&id, &config_id, &value, source).await.map_err(|e| agent_error(&e))?;
+            let source: &'static str = if source == "restore" {
+                "restore"
+            } else {
+                "sdk"
+            };
+            let opened = agent
+                .set_config(&id, &config_id, &value, source)
+                .await
+                .map_err(|e| agent_error(&e))?;
             Ok(opened_js(&opened))
         })
     }
@@ -172,9 +201,16 @@ impl AgentCore {
     pub fn prompt(&self, id: String, turn: u32, blocks: JsValue) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            let blocks: Vec<Block> = serde_wasm_bindgen::from_value(blocks)
-                .map_err(|e| JsValue::from(js_sys::TypeError::new(&format!("invalid prompt blocks: {}", error_message(&e.into())))))?;
-            let end = agent.prompt(&id, turn, prompt_text(blocks)).await.map_err(|e| agent_error(&e))?;
+            let blocks: Vec<Block> = serde_wasm_bindgen::from_value(blocks).map_err(|e| {
+                JsValue::from(js_sys::TypeError::new(&format!(
+                    "invalid prompt blocks: {}",
+                    error_message(&e.into())
+                )))
+            })?;
+            let end = agent
+                .prompt(&id, turn, prompt_text(blocks))
+                .await
+                .map_err(|e| agent_error(&e))?;
             Ok(to_js(&serde_json::json!({
                 "stopReason": end.stop_reason.as_str(),
                 "sessionId": end.session_id,
@@ -197,5 +233,10 @@ impl AgentCore {
 fn iso_utc(ms: i64) -> String {
     let date = crate::agent::system_prompt::utc_date(ms);
     let seconds = ms.div_euclid(1000).rem_euclid(86_400);
-    format!("{date}T{:02}:{:02}:{:02}Z", seconds / 3600, seconds / 60 % 60, seconds % 60)
+    format!(
+        "{date}T{:02}:{:02}:{:02}Z",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
 }

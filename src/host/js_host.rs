@@ -14,8 +14,8 @@ use wasm_bindgen_futures::JsFuture;
 use crate::agent::acp::{PermissionAnswer, PermissionRequest, Update};
 use crate::agent::cancel::Cancel;
 use crate::agent::host::{
-    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession, ResponseBody, StoreError,
-    StoredSession,
+    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
+    ResponseBody, StoreError, StoredSession,
 };
 
 #[wasm_bindgen]
@@ -29,7 +29,13 @@ extern "C" {
     #[wasm_bindgen(method, structural)]
     fn sleep(this: &JsHost, ms: u32) -> Promise;
     #[wasm_bindgen(method, structural, catch)]
-    fn fetch(this: &JsHost, method: &str, url: &str, headers: Array, body: &[u8]) -> Result<JsOp, JsValue>;
+    fn fetch(
+        this: &JsHost,
+        method: &str,
+        url: &str,
+        headers: Array,
+        body: &[u8],
+    ) -> Result<JsOp, JsValue>;
     #[wasm_bindgen(method, structural, js_name = sessionLoad)]
     fn session_load(this: &JsHost, id: &str) -> Promise;
     #[wasm_bindgen(method, structural, js_name = sessionCommit)]
@@ -74,7 +80,9 @@ extern "C" {
 
 /// Plain data to a JS object (maps become objects; numbers stay numbers).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL)
 }
 
 /// A JS error's `message` (or its text).
@@ -88,11 +96,15 @@ pub fn error_message(error: &JsValue) -> String {
 }
 
 fn error_code(error: &JsValue) -> Option<String> {
-    Reflect::get(error, &JsValue::from_str("code")).ok().and_then(|c| c.as_string())
+    Reflect::get(error, &JsValue::from_str("code"))
+        .ok()
+        .and_then(|c| c.as_string())
 }
 
 fn error_name(error: &JsValue) -> Option<String> {
-    Reflect::get(error, &JsValue::from_str("name")).ok().and_then(|c| c.as_string())
+    Reflect::get(error, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|c| c.as_string())
 }
 
 async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
@@ -114,7 +126,10 @@ fn store_error(method: &'static str, error: &JsValue) -> StoreError {
     if error_code(error).as_deref() == Some("FX_SESSION_REVISION_CONFLICT") {
         StoreError::RevisionConflict
     } else {
-        StoreError::Failed { method, message: error_message(error) }
+        StoreError::Failed {
+            method,
+            message: error_message(error),
+        }
     }
 }
 
@@ -134,7 +149,8 @@ impl JsHostAdapter {
 
     /// The `config()` object js/host.js prepares: `{ env, workspace }`.
     pub fn read_config(config: &JsValue) -> (HashMap<String, String>, JsValue) {
-        let env: HashMap<String, String> = serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
+        let env: HashMap<String, String> =
+            serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
         (env, get(config, "workspace"))
     }
 }
@@ -156,7 +172,9 @@ impl ResponseBody for JsBody {
             }
             Some(Ok(value)) => match value.dyn_into::<Uint8Array>() {
                 Ok(bytes) => Ok(Some(bytes.to_vec())),
-                Err(_) => Err(FetchError::Network("the response body produced a non-byte chunk".into())),
+                Err(_) => Err(FetchError::Network(
+                    "the response body produced a non-byte chunk".into(),
+                )),
             },
             Some(Err(error)) if cancel.is_cancelled() => {
                 let _ = error;
@@ -191,11 +209,20 @@ impl Host for JsHostAdapter {
         let _ = settle(self.js.sleep(ms)).await;
     }
 
-    async fn fetch(&self, request: HttpRequest, cancel: &Cancel) -> Result<HttpResponse<JsBody>, FetchError> {
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &Cancel,
+    ) -> Result<HttpResponse<JsBody>, FetchError> {
         let headers: Array = request
             .headers
             .iter()
-            .map(|(name, value)| JsValue::from(Array::of2(&JsValue::from_str(name), &JsValue::from_str(value))))
+            .map(|(name, value)| {
+                JsValue::from(Array::of2(
+                    &JsValue::from_str(name),
+                    &JsValue::from_str(value),
+                ))
+            })
             .collect();
         let op = self
             .js
@@ -205,9 +232,18 @@ impl Host for JsHostAdapter {
             None => Err(FetchError::Cancelled),
             Some(Ok(value)) => {
                 let handle: JsHttp = value.unchecked_into();
-                Ok(HttpResponse { status: handle.status(), retry_after: handle.retry_after(), body: JsBody { handle, finished: false } })
+                Ok(HttpResponse {
+                    status: handle.status(),
+                    retry_after: handle.retry_after(),
+                    body: JsBody {
+                        handle,
+                        finished: false,
+                    },
+                })
             }
-            Some(Err(error)) if cancel.is_cancelled() || error_name(&error).as_deref() == Some("AbortError") => {
+            Some(Err(error))
+                if cancel.is_cancelled() || error_name(&error).as_deref() == Some("AbortError") =>
+            {
                 Err(FetchError::Cancelled)
             }
             Some(Err(error)) => Err(FetchError::Network(error_message(&error))),
@@ -215,27 +251,49 @@ impl Host for JsHostAdapter {
     }
 
     async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
-        let value = settle(self.js.session_load(id)).await.map_err(|e| store_error("load", &e))?;
+        let value = settle(self.js.session_load(id))
+            .await
+            .map_err(|e| store_error("load", &e))?;
         if value.is_null() || value.is_undefined() {
             return Ok(None);
         }
-        let bytes = get(&value, "bytes").dyn_into::<Uint8Array>().map_err(|_| StoreError::Failed {
-            method: "load",
-            message: "sessionStore.load() must return { bytes: Uint8Array, revision }".into(),
-        })?;
+        let bytes =
+            get(&value, "bytes")
+                .dyn_into::<Uint8Array>()
+                .map_err(|_| StoreError::Failed {
+                    method: "load",
+                    message: "sessionStore.load() must return { bytes: Uint8Array, revision }"
+                        .into(),
+                })?;
         let revision = get(&value, "revision").as_string().unwrap_or_default();
-        Ok(Some(StoredSession { bytes: bytes.to_vec(), revision }))
+        Ok(Some(StoredSession {
+            bytes: bytes.to_vec(),
+            revision,
+        }))
     }
 
-    async fn commit_session(&self, id: &str, bytes: &[u8], expected: Option<&str>) -> Result<String, StoreError> {
-        let value = settle(self.js.session_commit(id, bytes, expected.map(str::to_owned)))
-            .await
-            .map_err(|e| store_error("commit", &e))?;
-        value.as_string().ok_or(StoreError::Failed { method: "commit", message: "no revision".into() })
+    async fn commit_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let value = settle(
+            self.js
+                .session_commit(id, bytes, expected.map(str::to_owned)),
+        )
+        .await
+        .map_err(|e| store_error("commit", &e))?;
+        value.as_string().ok_or(StoreError::Failed {
+            method: "commit",
+            message: "no revision".into(),
+        })
     }
 
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
-        let value = settle(self.js.session_list()).await.map_err(|e| store_error("list", &e))?;
+        let value = settle(self.js.session_list())
+            .await
+            .map_err(|e| store_error("list", &e))?;
         let entries: Array = value.dyn_into().map_err(|_| StoreError::Failed {
             method: "list",
             message: "sessionStore.list() must return an array".into(),
@@ -251,7 +309,10 @@ impl Host for JsHostAdapter {
     }
 
     async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
-        settle(self.js.session_remove(id)).await.map(|_| ()).map_err(|e| store_error("remove", &e))
+        settle(self.js.session_remove(id))
+            .await
+            .map(|_| ())
+            .map_err(|e| store_error("remove", &e))
     }
 
     async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult {
@@ -270,21 +331,33 @@ impl Host for JsHostAdapter {
             },
             Some("timeout") => ExecResult::TimedOut,
             Some("cancelled") => ExecResult::Cancelled,
-            _ => ExecResult::Failed(get(&value, "message").as_string().unwrap_or_else(|| "workspace.exec failed".into())),
+            _ => ExecResult::Failed(
+                get(&value, "message")
+                    .as_string()
+                    .unwrap_or_else(|| "workspace.exec failed".into()),
+            ),
         }
     }
 
     async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
-        let value = settle(self.js.config_get(id)).await.map_err(|e| error_message(&e))?;
+        let value = settle(self.js.config_get(id))
+            .await
+            .map_err(|e| error_message(&e))?;
         Ok(value.as_string())
     }
 
     async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
-        let saved = settle(self.js.config_set(id, value)).await.map_err(|e| error_message(&e))?;
+        let saved = settle(self.js.config_set(id, value))
+            .await
+            .map_err(|e| error_message(&e))?;
         Ok(saved.as_bool().unwrap_or(true))
     }
 
-    async fn request_permission(&self, request: &PermissionRequest, cancel: &Cancel) -> PermissionAnswer {
+    async fn request_permission(
+        &self,
+        request: &PermissionRequest,
+        cancel: &Cancel,
+    ) -> PermissionAnswer {
         let op = self.js.permission(to_js(request));
         match settle_op(&op, cancel).await {
             Some(Ok(value)) => PermissionAnswer::from_option_id(value.as_string().as_deref()),
@@ -302,24 +375,39 @@ impl Host for JsHostAdapter {
 
     fn event(&self, event: HostEvent) {
         let (kind, detail) = match event {
-            HostEvent::SessionForked { from, to, reason } => {
-                ("session.forked", serde_json::json!({ "from": from, "to": to, "reason": reason }))
-            }
-            HostEvent::RequestRetry { attempt, limit, delay_ms, reason } => (
+            HostEvent::SessionForked { from, to, reason } => (
+                "session.forked",
+                serde_json::json!({ "from": from, "to": to, "reason": reason }),
+            ),
+            HostEvent::RequestRetry {
+                attempt,
+                limit,
+                delay_ms,
+                reason,
+            } => (
                 "request.retry",
                 serde_json::json!({ "attempt": attempt, "limit": limit, "delayMs": delay_ms, "reason": reason }),
             ),
-            HostEvent::CatalogError { message } => ("catalog.error", serde_json::json!({ "error": message })),
-            HostEvent::ConfigChanged { id, previous, value, source } => (
+            HostEvent::CatalogError { message } => {
+                ("catalog.error", serde_json::json!({ "error": message }))
+            }
+            HostEvent::ConfigChanged {
+                id,
+                previous,
+                value,
+                source,
+            } => (
                 "config.changed",
                 serde_json::json!({ "configId": id, "previousValue": previous, "value": value, "source": source }),
             ),
-            HostEvent::ConfigRestoreError { id, message } => {
-                ("config.restore_error", serde_json::json!({ "configId": id, "error": message }))
-            }
-            HostEvent::ConfigPersistError { id, message } => {
-                ("config.persist_error", serde_json::json!({ "configId": id, "error": message }))
-            }
+            HostEvent::ConfigRestoreError { id, message } => (
+                "config.restore_error",
+                serde_json::json!({ "configId": id, "error": message }),
+            ),
+            HostEvent::ConfigPersistError { id, message } => (
+                "config.persist_error",
+                serde_json::json!({ "configId": id, "error": message }),
+            ),
         };
         self.js.event(kind, to_js(&detail));
     }

@@ -1,0 +1,133 @@
+// Test support for createFxAgent: a scripted fake `fetch` that speaks the AI Gateway's SSE
+// protocol and records every request, and a fake workspace.
+
+export const CATALOG = {
+  object: 'list',
+  data: [
+    { id: 'sdk/catalog-alpha', type: 'language', released: 2, tags: ['tool-use'] },
+    {
+      id: 'test/feature-model',
+      type: 'language',
+      released: 2,
+      tags: ['tool-use', 'reasoning'],
+      context_window: 128000,
+      max_tokens: 8192,
+    },
+  ],
+};
+
+export function sse(events, { done = true } = {}) {
+  let out = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+  if (done) out += 'data: [DONE]\n\n';
+  return out;
+}
+
+export const finish = (unified = 'stop', input = 10, output = 3) => ({
+  type: 'finish',
+  finishReason: { unified, raw: unified },
+  usage: { inputTokens: { total: input }, outputTokens: { total: output } },
+});
+
+export const textEvents = (...parts) => [...parts.map((delta) => ({ type: 'text-delta', id: 't', delta })), finish()];
+
+export const toolEvents = (text, calls) => [
+  ...(text ? [{ type: 'text-delta', delta: text }] : []),
+  ...calls.map(([id, command]) => ({
+    type: 'tool-call',
+    toolCallId: id,
+    toolName: 'terminal',
+    input: JSON.stringify({ action: 'exec', command }),
+  })),
+  finish('tool-calls', 20, 5),
+];
+
+/**
+ * A fake fetch. `script` is a list of replies for chat requests, each one of:
+ *   { events: [...] }             a 200 SSE body sent as one chunk
+ *   { chunks: ['...', ...] }      a 200 body in these chunks
+ *   { status, body, headers }     any other response
+ *   { stall: true, chunks }       200, the chunks, then a body that never ends until aborted
+ *   { hang: true }                a fetch promise that settles only when aborted
+ *   { error: 'message' }          fetch rejects with a TypeError (network failure)
+ */
+export function fakeFetch(script, { catalog = CATALOG } = {}) {
+  const calls = [];
+  const queue = [...script];
+  const encoder = new TextEncoder();
+  const state = { calls, aborted: [], stalled: null, onStall: null };
+  const fetch = async (url, init = {}) => {
+    const call = {
+      url: String(url),
+      method: init.method ?? 'GET',
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : null,
+      signal: init.signal,
+    };
+    calls.push(call);
+    init.signal?.addEventListener('abort', () => state.aborted.push(call));
+    if (call.method === 'GET') {
+      if (!catalog) return new Response('nope', { status: 503 });
+      return new Response(JSON.stringify(catalog), { status: 200, headers: { 'content-type': 'application/json' } });
+    }
+    const reply = queue.shift();
+    if (!reply) throw new Error(`unexpected chat request #${calls.length}`);
+    if (reply.error) throw new TypeError(reply.error);
+    if (reply.hang) {
+      return new Promise((_, reject) => {
+        state.stalled = call;
+        state.onStall?.();
+        init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      });
+    }
+    if (reply.status && reply.status !== 200) {
+      return new Response(reply.body ?? '', { status: reply.status, headers: reply.headers ?? {} });
+    }
+    const chunks = reply.events ? [sse(reply.events)] : reply.chunks ?? [];
+    const body = new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+        if (reply.stall) {
+          state.stalled = call;
+          state.onStall?.();
+          init.signal?.addEventListener('abort', () => controller.error(new DOMException('aborted', 'AbortError')));
+        } else {
+          controller.close();
+        }
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  };
+  state.fetch = fetch;
+  state.chats = () => calls.filter((c) => c.method === 'POST');
+  state.untilStalled = () =>
+    new Promise((resolve) => {
+      if (state.stalled) resolve(state.stalled);
+      else state.onStall = () => resolve(state.stalled);
+    });
+  return state;
+}
+
+export function fakeWorkspace({ permission = 'allow-sandboxed', run } = {}) {
+  const calls = [];
+  return {
+    calls,
+    info: { version: 1, root: '/workspace', cwd: '/workspace', home: '/home/visitor', gitAvailable: false, ephemeral: true },
+    permission,
+    async exec(input) {
+      calls.push(input);
+      if (run) return run(input);
+      return { stdout: `ran ${input.command}\n`, stderr: '', exitCode: 0 };
+    },
+  };
+}
+
+export const env = { AI_GATEWAY_API_KEY: 'test-key' };
+
+export async function collect(turn) {
+  const updates = [];
+  for await (const update of turn) updates.push(update);
+  return updates;
+}
+
+export const agentText = (updates) =>
+  updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');

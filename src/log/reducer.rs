@@ -101,10 +101,14 @@ impl Reducer {
                 self.state = Some(initial_state(started, timestamp_ms));
             }
             Event::StateReplacementStarted(started) => {
-                if started.encoded_bytes == 0 || started.encoded_bytes > MAX_STATE_BYTES {
-                    return Err(Reason::InvalidReplacement(
-                        "encoded_bytes must be between 1 byte and 16 MiB",
-                    ));
+                if started.encoded_bytes == 0 {
+                    return Err(Reason::InvalidReplacement("encoded_bytes must not be 0"));
+                }
+                if started.encoded_bytes > MAX_STATE_BYTES {
+                    return Err(Reason::BlobTooLarge {
+                        what: "state document",
+                        bytes: started.encoded_bytes,
+                    });
                 }
                 if started.chunk_count != started.encoded_bytes.div_ceil(CHUNK_BYTES) {
                     return Err(Reason::InvalidReplacement(

@@ -104,6 +104,9 @@ impl SessionState {
         let text = std::str::from_utf8(bytes).map_err(|_| Reason::InvalidUtf8)?;
         let value = tree::parse(text)?;
         let path = Path::root("state");
+        if bytes.last() != Some(&b'}') {
+            return Err(path.invalid("the document must end at its closing brace"));
+        }
         if !check_limits(&value) {
             return Err(
                 path.invalid("numbers must be at most 32 characters and keys at most 64 bytes")

@@ -14,6 +14,7 @@ pub mod completion;
 pub mod endpoint;
 pub mod error;
 pub mod events;
+mod flat_event;
 pub mod prompt;
 pub mod request;
 pub mod sse;

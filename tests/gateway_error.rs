@@ -222,3 +222,15 @@ fn retry_state_table() {
         RetryDecision::Exhausted
     );
 }
+
+#[test]
+fn prompt_too_long_detail() {
+    let error = ProviderError::from_http(413, br#"{"error":{"message":"prompt is too long"}}"#)
+        .with_prompt_limits("openai/gpt-5", Some(256_000), Some(32_000));
+    assert_eq!(
+        error.to_string(),
+        "HTTP 413: prompt is too long prompt_too_long=true model=openai/gpt-5 context_window=256000 max_output_tokens=32000"
+    );
+    let other = ProviderError::from_http(400, b"x").with_prompt_limits("m", None, None);
+    assert_eq!(other.to_string(), "HTTP 400: x");
+}

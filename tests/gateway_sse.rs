@@ -226,7 +226,7 @@ fn every_two_chunk_split_gives_identical_events() {
 fn every_three_chunk_split_of_the_tool_stream_gives_identical_events() {
     let bytes = TOOL_STREAM.as_bytes();
     let whole = decode(TOOL_STREAM);
-    for first in (0..=bytes.len()).step_by(7) {
+    for first in (0..=bytes.len()).step_by(29) {
         for second in first..=bytes.len() {
             let chunks = [&bytes[..first], &bytes[first..second], &bytes[second..]];
             assert_eq!(
@@ -552,4 +552,103 @@ fn tricky_text_delta_payloads_decode_like_json() {
             .collect();
         assert_eq!(out, expected, "{}", String::from_utf8_lossy(payload));
     }
+}
+
+fn completion_from(stream: &str) -> fx_wasm::gateway::completion::Completion {
+    let (events, _) = decode(stream);
+    let mut acc = StreamAccumulator::new();
+    for event in events {
+        acc.push(event);
+    }
+    acc.into_completion()
+}
+
+#[test]
+fn billing_needs_every_field_and_consistent_counts() {
+    let billing = completion_from(TOOL_STREAM).billing().unwrap();
+    assert_eq!(billing.timestamp, "2025-01-01T00:00:00.000Z");
+    assert_eq!(billing.cost, "0.0012");
+    assert_eq!(billing.canonical_slug, "moonshotai/kimi-k3");
+    assert_eq!(
+        (
+            billing.input_tokens,
+            billing.cache_read_tokens,
+            billing.cache_write_tokens
+        ),
+        (1200, 7, 3)
+    );
+    assert_eq!(
+        (
+            billing.output_tokens,
+            billing.reasoning_tokens,
+            billing.web_search_calls
+        ),
+        (40, 5, 0)
+    );
+    assert!(
+        completion_from(TEXT_STREAM).billing().is_none(),
+        "no metadata, cost or slug"
+    );
+    let inconsistent = TOOL_STREAM.replace("\"reasoning\":5", "\"reasoning\":41");
+    assert!(completion_from(&inconsistent).billing().is_none());
+    let bad_time = TOOL_STREAM.replace("2025-01-01T00:00:00.000Z", "yesterday");
+    assert!(completion_from(&bad_time).billing().is_none());
+    let searches = TOOL_STREAM.replace(
+        "data: {\"type\":\"finish\"",
+        "data: {\"type\":\"tool-call\",\"toolCallId\":\"w\",\"toolName\":\"web_search\",\"input\":{},\"providerExecuted\":true}\n\ndata: {\"type\":\"finish\"",
+    );
+    assert_eq!(
+        completion_from(&searches)
+            .billing()
+            .unwrap()
+            .web_search_calls,
+        1
+    );
+}
+
+#[test]
+fn retry_causes_of_completions() {
+    use fx_wasm::gateway::error::RetryCause;
+    let finish = |reason: &str| {
+        format!("data: {{\"type\":\"finish\",\"finishReason\":{{\"unified\":\"{reason}\"}}}}\n")
+    };
+    assert_eq!(
+        completion_from("data: {\"type\":\"text-delta\",\"delta\":\"a\"}\n").retry_cause(),
+        Some(RetryCause::ResponseInterrupted)
+    );
+    assert_eq!(
+        completion_from(&finish("error")).retry_cause(),
+        Some(RetryCause::ProviderUnavailable)
+    );
+    assert_eq!(
+        completion_from(&finish("content-filter")).retry_cause(),
+        None
+    );
+    assert_eq!(completion_from(&finish("stop")).retry_cause(), None);
+    assert_eq!(completion_from(&finish("length")).retry_cause(), None);
+}
+
+#[test]
+fn continuation_overlap_table() {
+    use fx_wasm::gateway::completion::continuation_overlap;
+    let cases = [
+        ("Hello wor", "world!", 3),
+        ("Hello wor", "Hello world!", 9),
+        ("Hello", "Help", 0),
+        ("abcabc", "abcabcd", 6),
+        ("abc", "xyz", 0),
+        ("", "abc", 0),
+        ("abc", "", 0),
+        ("naïve café", "café au lait", 5),
+        ("ends with é", "éclair", 2),
+    ];
+    for (partial, continued, expected) in cases {
+        assert_eq!(
+            continuation_overlap(partial, continued),
+            expected,
+            "{partial:?} {continued:?}"
+        );
+    }
+    let long = "x".repeat(10_000);
+    assert_eq!(continuation_overlap(&long, &long), 4096);
 }

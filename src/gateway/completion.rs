@@ -248,7 +248,7 @@ impl StreamAccumulator {
             SseEvent::Error(error) => c.provider_error = Some(error),
             SseEvent::Finish(finish) => {
                 c.usage = finish.usage;
-                c.finish = Some(finish);
+                c.finish = Some(*finish);
             }
             SseEvent::ResponseMetadata(meta) => match &c.metadata {
                 None => c.metadata = Some(meta),

@@ -355,7 +355,7 @@ impl SseDecoder {
                         })?;
                 self.phase = Phase::Finished;
                 self.inputs.clear();
-                out.push(SseEvent::Finish(finish));
+                out.push(SseEvent::Finish(Box::new(finish)));
             }
             "response-metadata" => out.push(SseEvent::ResponseMetadata(ResponseMetadata {
                 id: event.id.map(Cow::into_owned),

@@ -895,3 +895,26 @@ fn history_validation_table() {
     );
     assert!(ToolCallPart::new("a", "x", "").is_err());
 }
+
+proptest::proptest! {
+    #[test]
+    fn bodies_are_valid_json_and_keep_every_text(
+        user in "\\PC{0,40}",
+        controls in "[\u{0}-\u{1f}\"\\\\\u{7f}\u{2028}]{0,10}",
+        output in "\\PC{0,40}",
+    ) {
+        let user_text = format!("{user}{controls}");
+        let messages = [
+            Message::user_text(user_text.clone()),
+            Message::Assistant { parts: vec![AssistantPart::Text(controls.clone()), call("c1", "terminal")] },
+            Message::tool_result(ToolResult { tool_call_id: "c1".into(), tool_name: "terminal".into(), output: output.clone() }),
+        ];
+        let request = build_request(&ChatEndpoint::canonical(), &messages, &[tool("terminal")], &options("anthropic/claude-opus-5")).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+        let expected_user = (!user_text.is_empty()).then_some(user_text.as_str());
+        proptest::prop_assert_eq!(body["prompt"][0]["content"][0]["text"].as_str(), expected_user);
+        proptest::prop_assert_eq!(body["prompt"][2]["content"][0]["output"]["value"].as_str(), Some(output.as_str()));
+        let assistant_parts = body["prompt"][1]["content"].as_array().unwrap().len();
+        proptest::prop_assert_eq!(assistant_parts, if controls.is_empty() { 1 } else { 2 });
+    }
+}

@@ -390,13 +390,26 @@ pub fn fallback_context_window(model_id: &str) -> Option<u64> {
     None
 }
 
-/// Sort tier of a model id: 0 flagship, 1 other, 2 flash, 3 small, 4 preview/beta. The weaker
-/// qualifier wins (`gpt-5-mini` is small, `gemini-flash-preview` is preview).
+/// Whether `word` occurs in `name` between non-alphanumeric characters (or the ends), so `mini`
+/// matches `gpt-5-mini` but not `gemini`.
+fn contains_word(name: &str, word: &str) -> bool {
+    name.match_indices(word).any(|(start, _)| {
+        let before = name.get(..start).and_then(|s| s.chars().next_back());
+        let after = name
+            .get(start.saturating_add(word.len())..)
+            .and_then(|s| s.chars().next());
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Sort tier of a model id: 0 flagship, 1 other, 2 flash, 3 small, 4 preview/beta, matching
+/// whole words of the name. The weaker qualifier wins (`gpt-5-mini` is small,
+/// `gemini-flash-preview` is preview).
 #[must_use]
 pub fn model_tier(model_id: &str) -> u8 {
     let id = model_id.to_ascii_lowercase();
     let name = id.rsplit('/').next().unwrap_or(&id);
-    let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
+    let has = |words: &[&str]| words.iter().any(|w| contains_word(name, w));
     if has(&["preview", "beta"]) {
         4
     } else if has(&["haiku", "mini", "lite"]) {

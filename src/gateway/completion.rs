@@ -1,6 +1,7 @@
 //! Folds stream events into one model step's [`Completion`] and classifies it (completed,
 //! interrupted, provider failure, length limited, invalid).
 
+use super::error::RetryCause;
 use super::events::{
     Finish, FinishReason, ProviderToolResult, ResponseMetadata, SseEvent, StreamError, ToolCall,
     Usage,
@@ -86,6 +87,129 @@ impl Completion {
     }
 }
 
+/// A validated billing record for one response (reference §1.9). Missing cache and reasoning
+/// counts are taken as zero.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Billing {
+    /// `response-metadata.timestamp` (ISO-8601).
+    pub timestamp: String,
+    /// `providerMetadata.gateway.cost` (finite, non-negative decimal text).
+    pub cost: String,
+    /// `providerMetadata.gateway.routing.canonicalSlug`.
+    pub canonical_slug: String,
+    /// `usage.inputTokens.total`.
+    pub input_tokens: u64,
+    /// `usage.inputTokens.cacheRead` (≤ input).
+    pub cache_read_tokens: u64,
+    /// `usage.inputTokens.cacheWrite` (≤ input).
+    pub cache_write_tokens: u64,
+    /// `usage.outputTokens.total`.
+    pub output_tokens: u64,
+    /// `usage.outputTokens.reasoning` (≤ output).
+    pub reasoning_tokens: u64,
+    /// Provider-executed `web_search` / `*_search` calls.
+    pub web_search_calls: u32,
+}
+
+fn looks_like_iso8601(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    digits(0..4)
+        && bytes.get(4) == Some(&b'-')
+        && digits(5..7)
+        && bytes.get(7) == Some(&b'-')
+        && digits(8..10)
+        && bytes.get(10) == Some(&b'T')
+        && digits(11..13)
+        && bytes.get(13) == Some(&b':')
+        && digits(14..16)
+        && text.len() <= 64
+}
+
+impl Completion {
+    /// The billing record, when every required field is present and consistent.
+    #[must_use]
+    pub fn billing(&self) -> Option<Billing> {
+        let finish = self.finish.as_ref()?;
+        let timestamp = self.metadata.as_ref()?.timestamp.clone()?;
+        if !looks_like_iso8601(&timestamp) {
+            return None;
+        }
+        let usage = finish.usage;
+        let input_tokens = usage.input_tokens?;
+        let output_tokens = usage.output_tokens?;
+        let cache_read_tokens = usage.cache_read_tokens.unwrap_or(0);
+        let cache_write_tokens = usage.cache_write_tokens.unwrap_or(0);
+        let reasoning_tokens = usage.reasoning_tokens.unwrap_or(0);
+        if cache_read_tokens > input_tokens
+            || cache_write_tokens > input_tokens
+            || reasoning_tokens > output_tokens
+        {
+            return None;
+        }
+        let web_search_calls = self
+            .tool_calls
+            .iter()
+            .filter(|c| c.provider_executed && c.name.ends_with("_search"))
+            .count();
+        Some(Billing {
+            timestamp,
+            cost: finish.gateway.cost.clone()?,
+            canonical_slug: finish.gateway.canonical_slug.clone()?,
+            input_tokens,
+            cache_read_tokens,
+            cache_write_tokens,
+            output_tokens,
+            reasoning_tokens,
+            web_search_calls: u32::try_from(web_search_calls).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The retry cause this completion represents, if any: no `finish` is an interrupted
+    /// response, `finish` with `error` a provider outage. `content-filter` is never retried.
+    #[must_use]
+    pub fn retry_cause(&self) -> Option<RetryCause> {
+        match self.disposition() {
+            Disposition::Interrupted => Some(RetryCause::ResponseInterrupted),
+            Disposition::ProviderFailure => match self.finish.as_ref().map(|f| f.reason) {
+                Some(FinishReason::Error) => Some(RetryCause::ProviderUnavailable),
+                _ => None,
+            },
+            Disposition::Completed
+            | Disposition::LengthLimited
+            | Disposition::InvalidCompletion => None,
+        }
+    }
+}
+
+/// Longest overlap compared by [`continuation_overlap`].
+pub const MAX_CONTINUATION_OVERLAP_BYTES: usize = 4096;
+
+/// When a response is continued after an interruption, the new stream may repeat the end of the
+/// partial text. Returns how many leading bytes of `continued` repeat a suffix of `partial`
+/// (the longest such overlap, at most [`MAX_CONTINUATION_OVERLAP_BYTES`], on character
+/// boundaries), so the caller can skip them.
+#[must_use]
+pub fn continuation_overlap(partial: &str, continued: &str) -> usize {
+    let longest = partial
+        .len()
+        .min(continued.len())
+        .min(MAX_CONTINUATION_OVERLAP_BYTES);
+    (1..=longest)
+        .rev()
+        .find(|&len| {
+            continued.is_char_boundary(len)
+                && continued
+                    .get(..len)
+                    .is_some_and(|head| partial.ends_with(head))
+        })
+        .unwrap_or(0)
+}
+
 /// Accumulates events into a [`Completion`].
 #[derive(Debug, Clone, Default)]
 pub struct StreamAccumulator {
@@ -124,7 +248,7 @@ impl StreamAccumulator {
             SseEvent::Error(error) => c.provider_error = Some(error),
             SseEvent::Finish(finish) => {
                 c.usage = finish.usage;
-                c.finish = Some(finish);
+                c.finish = Some(*finish);
             }
             SseEvent::ResponseMetadata(meta) => match &c.metadata {
                 None => c.metadata = Some(meta),

@@ -97,6 +97,40 @@ impl ProviderError {
         }
     }
 
+    /// For HTTP 413, appends `prompt_too_long=true`, the model id and the known limits to the
+    /// detail (no automatic shrink-and-retry happens). Other errors are returned unchanged.
+    #[must_use]
+    pub fn with_prompt_limits(
+        self,
+        model_id: &str,
+        context_window: Option<u64>,
+        max_output_tokens: Option<u64>,
+    ) -> Self {
+        match self {
+            Self::Http {
+                status: 413,
+                detail,
+                code,
+                provider,
+            } => {
+                let mut detail = format!("{detail} prompt_too_long=true model={model_id}");
+                if let Some(window) = context_window {
+                    detail.push_str(&format!(" context_window={window}"));
+                }
+                if let Some(max) = max_output_tokens {
+                    detail.push_str(&format!(" max_output_tokens={max}"));
+                }
+                Self::Http {
+                    status: 413,
+                    detail: clip_utf8(&detail, MAX_ERROR_DETAIL_BYTES).to_owned(),
+                    code,
+                    provider,
+                }
+            }
+            other => other,
+        }
+    }
+
     /// The HTTP status, when there was a response.
     #[must_use]
     pub fn status(&self) -> Option<u16> {

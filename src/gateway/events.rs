@@ -42,7 +42,7 @@ pub enum SseEvent {
     /// `error`.
     Error(StreamError),
     /// `finish`: the last event of a response.
-    Finish(Finish),
+    Finish(Box<Finish>),
 }
 
 /// `response-metadata` fields.

@@ -18,6 +18,7 @@ use thiserror::Error;
 use super::events::{
     parse_finish, parse_stream_error, ProviderToolResult, ResponseMetadata, SseEvent, ToolCall,
 };
+use super::flat_event::{find_byte, scan_flat_event};
 
 /// Longest SSE line accepted (32 MiB).
 pub const MAX_SSE_LINE_BYTES: usize = 32 * 1024 * 1024;
@@ -215,7 +216,7 @@ impl SseDecoder {
             return Ok(());
         }
         if !self.pending.is_empty() {
-            let Some(newline) = bytes.iter().position(|&b| b == b'\n') else {
+            let Some(newline) = find_byte(bytes, b'\n') else {
                 if self.pending.len().saturating_add(bytes.len()) > self.max_line_bytes {
                     return Err(self.too_long());
                 }
@@ -235,7 +236,7 @@ impl SseDecoder {
             bytes = rest.get(1..).unwrap_or_default();
         }
         while !self.is_done() {
-            match bytes.iter().position(|&b| b == b'\n') {
+            match find_byte(bytes, b'\n') {
                 Some(newline) => {
                     if newline > self.max_line_bytes {
                         return Err(self.too_long());
@@ -272,6 +273,19 @@ impl SseDecoder {
     }
 
     fn handle_payload(&mut self, payload: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        // Fast path for the common `{"type":"text-delta","id":"..","delta":".."}` shape; anything
+        // it does not fully understand goes through serde below, with the same result.
+        if let Some(flat) = scan_flat_event(payload) {
+            match flat.ty {
+                "text-delta" | "reasoning-delta" => {
+                    if let Some(delta) = flat.delta.filter(|d| !d.is_empty()) {
+                        self.push_delta(out, Cow::Borrowed(delta), flat.ty == "text-delta");
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
         let Ok(event) = serde_json::from_slice::<RawEvent<'_>>(payload) else {
             return Ok(());
         };
@@ -341,7 +355,7 @@ impl SseDecoder {
                         })?;
                 self.phase = Phase::Finished;
                 self.inputs.clear();
-                out.push(SseEvent::Finish(finish));
+                out.push(SseEvent::Finish(Box::new(finish)));
             }
             "response-metadata" => out.push(SseEvent::ResponseMetadata(ResponseMetadata {
                 id: event.id.map(Cow::into_owned),

@@ -14,10 +14,13 @@ layer() { printf '\n==== layer %s\n' "$1"; }
 step() {
   local name="$1"
   shift
+  local start=$SECONDS
   printf -- '---- %s\n' "$name"
-  if ! "$@"; then
+  if "$@"; then
+    printf -- '---- ok: %s (%ss)\n' "$name" "$((SECONDS - start))"
+  else
     failed+=("$name")
-    printf -- '---- FAILED: %s\n' "$name"
+    printf -- '---- FAILED: %s (%ss)\n' "$name" "$((SECONDS - start))"
   fi
 }
 

@@ -30,6 +30,7 @@ export async function openBrowser() {
     ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(10_000);
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
   page.on('console', (msg) => {

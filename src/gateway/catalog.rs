@@ -84,6 +84,13 @@ impl CatalogError {
         }
     }
 
+    /// Whether this was a 401/403: with authenticated access, the caller retries once without
+    /// credentials (the public catalog).
+    #[must_use]
+    pub fn is_authentication(&self) -> bool {
+        matches!(self, Self::Authentication { .. })
+    }
+
     /// Stable error code.
     #[must_use]
     pub fn code(&self) -> &'static str {

@@ -108,7 +108,6 @@ impl CatalogError {
 
 /// Capability tags a catalog entry may carry (matched case-insensitively).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[allow(clippy::struct_excessive_bools)]
 pub struct ModelTags {
     /// `tool-use`.
     pub tool_use: bool,

@@ -23,7 +23,10 @@ fn every_fixture_has_the_common_shape() {
         assert_eq!(v["workspaceRoot"], "/home/user/project", "{scenario}");
         assert_eq!(v["originWorkspaceRoot"], "/home/user/project", "{scenario}");
         assert_eq!(v["conversationLanguage"], "und-Latn", "{scenario}");
-        assert_eq!(v["preferences"]["model"], "moonshotai/kimi-k3", "{scenario}");
+        assert_eq!(
+            v["preferences"]["model"], "moonshotai/kimi-k3",
+            "{scenario}"
+        );
         assert_eq!(v["preferences"]["provider"], "gateway", "{scenario}");
         assert_eq!(v["preferences"]["effort"], "auto", "{scenario}");
         assert_eq!(v["usage"]["billing"], "incomplete", "{scenario}");
@@ -40,7 +43,10 @@ fn every_fixture_has_the_common_shape() {
 #[test]
 fn simple() {
     let v = view(&events("simple"));
-    assert_eq!(v["id"], "1796004787807-1796004787807100283-5a7c3606642b8401");
+    assert_eq!(
+        v["id"],
+        "1796004787807-1796004787807100283-5a7c3606642b8401"
+    );
     assert_eq!(v["title"], "say hello");
     assert_eq!(v["preferences"]["fastMode"], true);
     assert_eq!(v["totalInputTokens"], 12);
@@ -67,7 +73,10 @@ fn multiturn_tool_calls_and_results() {
         json!({"toolCallId":"call_1","toolName":"terminal","status":"success","output":"exit_code=0\n<stdout>\nhello-from-tool\n</stdout>\n","outputBytes":47,"truncated":false,"exitCode":null})
     );
     assert_eq!(turns[2]["steps"][0]["assistant"], Value::Null);
-    assert_eq!(turns[2]["files"], json!([{"path":"hello.txt","action":"read","status":"success","toolName":"read_file"}]));
+    assert_eq!(
+        turns[2]["files"],
+        json!([{"path":"hello.txt","action":"read","status":"success","toolName":"read_file"}])
+    );
     assert_eq!(turns[3]["user"]["text"], "and once more");
 }
 
@@ -77,7 +86,10 @@ fn failing_command_has_failure_status_and_exit_code() {
     let result = &v["turns"][0]["steps"][0]["toolResults"][0];
     assert_eq!(result["status"], "failure");
     assert_eq!(result["exitCode"], 2);
-    assert!(result["output"].as_str().unwrap().contains("No such file or directory"));
+    assert!(result["output"]
+        .as_str()
+        .unwrap()
+        .contains("No such file or directory"));
     assert_eq!(v["turns"][1]["user"]["text"], "thanks");
 }
 
@@ -85,8 +97,14 @@ fn failing_command_has_failure_status_and_exit_code() {
 fn bigout_keeps_the_preview_output() {
     let v = view(&events("bigout"));
     let result = &v["turns"][0]["steps"][0]["toolResults"][0];
-    assert_eq!(v["turns"][0]["steps"][0]["toolCalls"][0]["argumentsJson"], "{\"action\":\"exec\",\"command\":\"seq 1 40000\"}");
-    assert!(result["output"].as_str().unwrap().starts_with("<tool_result_preview handle="));
+    assert_eq!(
+        v["turns"][0]["steps"][0]["toolCalls"][0]["argumentsJson"],
+        "{\"action\":\"exec\",\"command\":\"seq 1 40000\"}"
+    );
+    assert!(result["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("<tool_result_preview handle="));
     assert_eq!(result["status"], "success");
 }
 
@@ -96,15 +114,24 @@ fn twotools_has_two_calls_in_one_step() {
     let step = &v["turns"][0]["steps"][0];
     assert_eq!(step["assistant"], "Two at once.");
     assert_eq!(step["toolCalls"].as_array().unwrap().len(), 2);
-    assert_eq!(step["toolResults"][1]["output"], "exit_code=0\n<stdout>\nunié☃\n</stdout>\n");
+    assert_eq!(
+        step["toolResults"][1]["output"],
+        "exit_code=0\n<stdout>\nunié☃\n</stdout>\n"
+    );
 }
 
 #[test]
 fn files_have_write_and_edit_evidence() {
     let v = view(&events("files"));
-    assert_eq!(v["turns"][0]["files"][0], json!({"path":"notes.md","action":"write","status":"success","toolName":"write_file"}));
+    assert_eq!(
+        v["turns"][0]["files"][0],
+        json!({"path":"notes.md","action":"write","status":"success","toolName":"write_file"})
+    );
     assert_eq!(v["turns"][1]["files"][0]["action"], "edit");
-    assert_eq!(v["turns"][1]["steps"][0]["toolResults"][0]["output"], "edited notes.md (29 bytes)");
+    assert_eq!(
+        v["turns"][1]["steps"][0]["toolResults"][0]["output"],
+        "edited notes.md (29 bytes)"
+    );
 }
 
 #[test]
@@ -114,7 +141,10 @@ fn markdown_keeps_unicode_and_control_characters() {
         v["turns"][0]["assistant"],
         "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nconsole.log(\"x\")\n```\néè emoji 🚀 tab\tend"
     );
-    assert_eq!(v["turns"][1]["user"]["text"], "unicode é ☃ 🚀 \"quotes\" \\ backslash\nnewline\ttab");
+    assert_eq!(
+        v["turns"][1]["user"]["text"],
+        "unicode é ☃ 🚀 \"quotes\" \\ backslash\nnewline\ttab"
+    );
 }
 
 #[test]
@@ -155,7 +185,10 @@ fn long_has_twelve_turns() {
     let turns = v["turns"].as_array().unwrap();
     assert_eq!(turns.len(), 12);
     assert_eq!(turns[11]["user"]["text"], "done");
-    assert_eq!(turns[4]["steps"][0]["toolCalls"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        turns[4]["steps"][0]["toolCalls"].as_array().unwrap().len(),
+        2
+    );
 }
 
 #[test]
@@ -181,7 +214,10 @@ fn interactive_preferences_and_state_replacement() {
     assert_eq!(v["turns"][3]["user"]["text"], "after compact");
     let denied = &v["turns"][1]["steps"][0]["toolResults"][0];
     assert_eq!(denied["status"], "failure");
-    assert!(denied["output"].as_str().unwrap().contains("tool_permission_denied"));
+    assert!(denied["output"]
+        .as_str()
+        .unwrap()
+        .contains("tool_permission_denied"));
 }
 
 #[test]

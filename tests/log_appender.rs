@@ -427,3 +427,25 @@ fn every_cut_of_a_small_log() {
         }
     }
 }
+
+#[test]
+fn a_replacement_that_changes_identity_is_rolled_back() {
+    let mut env = FixedEnv::new(13, 1_790_000_000_000);
+    let mut s = new_session(&mut env);
+    s.commit_turn(&mut env, commit(text_turn("keep me", "ok"), 1))
+        .unwrap();
+    let before = s.bytes().to_vec();
+    let mut moved = s.state().clone();
+    moved.workspace_root = "/somewhere/else".into();
+    let err = s
+        .replace_state(&mut env, moved, ReplacementReason::Compaction)
+        .unwrap_err();
+    assert_eq!(
+        err.reason,
+        Reason::ImmutableIdentity("a state replacement changed the session identity")
+    );
+    assert_eq!(s.bytes(), before.as_slice());
+    s.commit_turn(&mut env, commit(text_turn("still works", "ok"), 2))
+        .unwrap();
+    assert_eq!(read_session(s.bytes()).unwrap().turns.len(), 2);
+}

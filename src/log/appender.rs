@@ -65,7 +65,7 @@ pub struct Session {
     /// Image bytes staged by [`Session::stage_image`], written before the first frame that
     /// references them.
     staged: Vec<(ImageSnapshot, Vec<u8>)>,
-    written_blobs: Vec<String>,
+    written_blobs: std::collections::HashSet<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -113,7 +113,7 @@ impl Session {
             bytes: Vec::new(),
             reducer: Reducer::default(),
             staged: Vec::new(),
-            written_blobs: Vec::new(),
+            written_blobs: Default::default(),
         };
         let frame = Frame {
             generation: random16(env),
@@ -420,7 +420,7 @@ impl Session {
                 let (snapshot, bytes) = self.staged.swap_remove(pos);
                 self.bytes
                     .extend_from_slice(&encode_blob(&snapshot.path, &bytes));
-                self.written_blobs.push(snapshot.path);
+                self.written_blobs.insert(snapshot.path);
             }
         }
     }

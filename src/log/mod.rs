@@ -5,7 +5,8 @@
 //! - [`error`]: [`LogError`] (seq + typed [`Reason`]), code `FX_SESSION_INVALID`.
 //! - `json`: strict tree parser, typed readers with JSON paths, canonical writer (Zig escaping,
 //!   plain-decimal floats, lowercase hex, durable bytes).
-//! - [`types`], [`turn`], [`execution`], [`usage`], [`checkpoint`]: payload types and codecs.
+//! - [`types`], [`turn`], [`execution`], [`presentation`], [`usage`], [`checkpoint`]: payload
+//!   types and codecs.
 //! - [`event`]: frames and the ten event kinds. [`state`]: the session state and its
 //!   order-sensitive state document.
 //! - [`reducer`] (crate-private) and [`loader`]: strict replay of session bytes.
@@ -39,6 +40,7 @@ pub mod execution;
 pub(crate) mod json;
 pub mod loader;
 pub mod native;
+pub mod presentation;
 pub(crate) mod reducer;
 pub mod state;
 pub mod turn;

@@ -16,17 +16,21 @@ export function setWasm(source) {
   coreSource = source;
 }
 
+async function instantiateCore() {
+  const glue = await import('./fx-core.js');
+  const module_or_path = await resolveWasmSource(coreSource ?? defaultWasmUrl('fx-core.wasm'));
+  await glue.default({ module_or_path });
+  return glue;
+}
+
 function loadCore() {
-  corePromise ??= (async () => {
-    const glue = await import('./fx-core.js');
-    const module_or_path = await resolveWasmSource(coreSource ?? defaultWasmUrl('fx-core.wasm'));
-    await glue.default({ module_or_path });
-    return glue;
-  })();
-  // A failed load (network, bad bytes) is not cached: the next call tries again.
-  corePromise.catch(() => {
-    corePromise = undefined;
-  });
+  if (!corePromise) {
+    corePromise = instantiateCore();
+    // A failed load (network, bad bytes) is not kept: the next call tries again.
+    corePromise.catch(() => {
+      corePromise = undefined;
+    });
+  }
   return corePromise;
 }
 

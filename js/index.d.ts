@@ -37,8 +37,20 @@ export interface SessionPreferences {
   /** Reasoning effort: `auto`, or a level name such as `low`, `medium`, `high`. */
   effort: string;
   fastMode: boolean;
-  /** `gateway`, `codex` or `grok`. */
-  provider: string;
+  provider: 'gateway' | 'codex' | 'grok';
+}
+
+/** The session's usage snapshot (billing view; may lag the token totals while billing is pending). */
+export interface SessionUsage {
+  billing: 'complete' | 'pending' | 'incomplete' | 'legacy';
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** In US dollars. */
+  totalCost: number;
+  apiDurationMs: number;
+  wallDurationMs: number;
 }
 
 /** An image attached to a user message. */
@@ -70,11 +82,6 @@ export interface ToolCall {
   argumentsJson: string;
 }
 
-/** How a command's process ended. */
-export type ProcessPresentation =
-  | { kind: 'exit_code'; value: number }
-  | { kind: 'signal'; value: number };
-
 /** The recorded result of a tool call. */
 export interface ToolResult {
   toolCallId: string;
@@ -85,9 +92,8 @@ export interface ToolResult {
   /** Size of the full output in bytes (the stored `output` may be a preview of it). */
   outputBytes: number;
   truncated: boolean;
-  createdAtMs: number;
-  /** Exit code or signal of a command, when the tool ran one. */
-  commandProcessPresentation: ProcessPresentation | null;
+  /** The exit code of the command the tool ran, when it ran one and it exited. */
+  exitCode: number | null;
 }
 
 /** One model step that issued tool calls, with their results. */
@@ -98,6 +104,15 @@ export interface ToolStep {
   toolResults: ToolResult[];
 }
 
+/** A file a turn's tools read or changed. */
+export interface TouchedFile {
+  path: string;
+  /** `read`, `write`, `edit`, `delete`, `rename`, `copy`, `search`, `list` or `unknown`. */
+  action: string;
+  status: 'success' | 'failure';
+  toolName: string;
+}
+
 /** A completed turn: the user's message, the tool steps, and the final answer. */
 export interface AssistantTurn {
   kind: 'assistant';
@@ -105,6 +120,7 @@ export interface AssistantTurn {
   steps: ToolStep[];
   /** The final answer (may be empty). */
   assistant: string;
+  files: TouchedFile[];
 }
 
 /** A turn that stopped before its answer (cancelled by the user, or failed). */
@@ -114,11 +130,11 @@ export interface InterruptedTurn {
   steps: ToolStep[];
   /** Partial answer text, if any was streamed. */
   assistant: string | null;
+  /** Why the turn stopped. */
+  reason: 'cancelled' | 'failed';
   /** The tool call in flight when the turn stopped, if any. */
   toolCall: ToolCall | null;
   completedToolNames: string[];
-  /** Why the turn stopped. */
-  terminalReason: 'cancelled' | 'failed';
 }
 
 /** A turn that started a background command (fx CLI). */
@@ -127,6 +143,8 @@ export interface BackgroundCommandTurn {
   user: UserMessage;
   steps: ToolStep[];
   assistant: string | null;
+  logPath: string;
+  url: string | null;
 }
 
 /** Older turns folded into a summary. */
@@ -138,10 +156,17 @@ export interface CompactedSummaryTurn {
 
 export type SessionTurn = AssistantTurn | InterruptedTurn | BackgroundCommandTurn | CompactedSummaryTurn;
 
-/** Token totals of a session. */
-export interface SessionUsage {
-  inputTokens: number;
-  outputTokens: number;
+/** A turn that failed on a provider error and waits to be continued (kept across reloads). */
+export interface PendingRecovery {
+  turnId: number;
+  user: UserMessage;
+  /** The answer text streamed so far. */
+  assistant: string;
+  steps: ToolStep[];
+  /** e.g. `network_interrupted`, `rate_limited`. */
+  cause: string;
+  /** e.g. `retrying_request`, `paused`. */
+  action: string;
 }
 
 /** A plain view of a session, as {@link readSession} returns it. */
@@ -150,13 +175,27 @@ export interface SessionView {
   id: string;
   /** The workspace the session belongs to now. */
   workspaceRoot: string;
+  /** The workspace the session was started in. */
+  originWorkspaceRoot: string;
   createdAtMs: number;
   updatedAtMs: number;
-  /** Display title (from the first user message). */
+  /** Display title (from the first user message; `Untitled session` when there is none). */
   title: string;
+  /** Display preview, or null. */
+  preview: string | null;
+  /** e.g. `und`, `und-Latn`, `ja`. */
+  conversationLanguage: string;
   preferences: SessionPreferences;
-  turns: SessionTurn[];
+  /** Cumulative input tokens over the session. */
+  totalInputTokens: number;
+  /** Cumulative output tokens over the session. */
+  totalOutputTokens: number;
+  /** Index of the first turn still sent to the model (earlier ones were compacted away). */
+  contextHistoryStart: number;
   usage: SessionUsage;
+  turns: SessionTurn[];
+  /** A turn waiting to be continued, or null. */
+  recovery: PendingRecovery | null;
 }
 
 /**

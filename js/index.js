@@ -51,7 +51,7 @@ function describe(value) {
 export async function readSession(bytes) {
   requireBytes('readSession', bytes);
   const core = await loadCore();
-  return JSON.parse(core.readSessionJson(bytes));
+  return core.readSession(bytes);
 }
 
 /**

@@ -75,7 +75,7 @@ setWasm(new URL('https://cdn.example/fx-core.wasm'));
 
 async function titles(bytes: Uint8Array): Promise<string[]> {
   const view: SessionView = await readSession(bytes);
-  const lines: string[] = [view.title, view.preferences.model, String(view.usage.inputTokens)];
+  const lines: string[] = [view.title, view.preferences.model, String(view.totalInputTokens + view.usage.totalCost)];
   for (const turn of view.turns) lines.push(describe(turn));
   return lines;
 }
@@ -85,7 +85,7 @@ function describe(turn: SessionTurn): string {
     case 'assistant':
       return turn.user.text + ' -> ' + turn.assistant + turn.steps.map((s) => s.toolResults.map(exit).join()).join();
     case 'interrupted':
-      return turn.user.text + ' (' + turn.terminalReason + ')' + (turn.toolCall?.name ?? '');
+      return turn.user.text + ' (' + turn.reason + ')' + (turn.toolCall?.name ?? '');
     case 'background_command':
       return turn.user.text;
     case 'compacted_summary':
@@ -94,8 +94,7 @@ function describe(turn: SessionTurn): string {
 }
 
 function exit(result: ToolResult): string {
-  const p = result.commandProcessPresentation;
-  return result.status + (p?.kind === 'exit_code' ? ' exit ' + p.value : '');
+  return result.status + (result.exitCode === null ? '' : ' exit ' + result.exitCode);
 }
 
 async function roundTrip(bytes: Uint8Array): Promise<Uint8Array> {

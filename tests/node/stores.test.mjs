@@ -3,7 +3,12 @@
 // IndexedDB stores themselves are tested in Chromium (tests/browser/stores.test.mjs).
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 import {
   indexedDbOAuthSessionStore,
@@ -259,4 +264,53 @@ describe('where the storage is missing', () => {
     assert.throws(() => localStoragePromptHistoryStore({ storage, maxRecordBytes: 1.5 }), TypeError);
     assert.throws(() => localStorageConfigStore({ storage, prefix: 3 }), TypeError);
   });
+});
+
+test('the store types check with tsc --noEmit --strict', async () => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const dir = await mkdtemp(join(tmpdir(), 'fx-stores-types-'));
+  try {
+    await writeFile(join(dir, 'package.json'), '{"type":"module"}');
+    await writeFile(
+      join(dir, 'use.ts'),
+      `import {
+  indexedDbSessionStore, indexedDbOAuthSessionStore, localStorageConfigStore,
+  localStoragePromptHistoryStore, memorySessionStore, memoryConfigStore,
+  memoryPromptHistoryStore, memoryOAuthSessionStore,
+} from ${JSON.stringify(join(root, 'pkg', 'index.js'))};
+import type { SessionStore, ConfigStore, PromptHistoryStore, OAuthSessionStore, FxStoreError } from ${JSON.stringify(join(root, 'pkg', 'index.js'))};
+
+export async function use(): Promise<void> {
+  const sessions: SessionStore = indexedDbSessionStore({ name: 'app' });
+  const rec = await sessions.load('id');
+  if (rec) await sessions.commit('id', rec.bytes, rec.revision);
+  const list = await memorySessionStore().list();
+  list[0]?.updatedAtMs.toFixed();
+  const oauth: OAuthSessionStore = indexedDbOAuthSessionStore({ indexedDB });
+  if ((await oauth.remove(undefined)) === 'missing') return;
+  const config: ConfigStore = localStorageConfigStore({ storage: localStorage, prefix: 'a.' });
+  await config.set('model', String(await memoryConfigStore({ model: 'x' }).get('model')));
+  const history: PromptHistoryStore = localStoragePromptHistoryStore({ maxEntries: 10, maxRecordBytes: 1024 });
+  const outcome = await history.append('/w', 'x', Date.now());
+  if (outcome === 'duplicate' || outcome === 'record_too_large') return;
+  memoryPromptHistoryStore({ maxEntries: 5 });
+  memoryOAuthSessionStore();
+  try {
+    await sessions.commit('id', new Uint8Array(), undefined);
+  } catch (e) {
+    if ((e as FxStoreError).code === 'FX_SESSION_REVISION_CONFLICT') return;
+  }
+  await indexedDbSessionStore().close();
+}
+`,
+    );
+    const tsc = join(root, 'node_modules', '.bin', 'tsc');
+    execFileSync(tsc, ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--lib', 'es2022,dom', 'use.ts'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

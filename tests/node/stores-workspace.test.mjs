@@ -100,10 +100,10 @@ describe('createJustBashWorkspace', () => {
 
   test('output is capped at outputLimitBytes with a note of what was cut', async () => {
     const ws = createJustBashWorkspace();
-    const big = await run(ws, 'for i in $(seq 1 3000); do echo "line $i of the output"; done', { outputLimitBytes: 4096 });
+    const big = await run(ws, 'seq 1 5000', { outputLimitBytes: 4096 });
     assert.equal(big.exitCode, 0);
     assert.ok(Buffer.byteLength(big.stdout) <= 4096, `stdout is ${Buffer.byteLength(big.stdout)} bytes`);
-    assert.match(big.stdout, /^line 1 of the output\n/);
+    assert.match(big.stdout, /^1\n2\n3\n/);
     assert.match(big.stdout, /\[output cut: \d+ of \d+ bytes not shown\]\n$/);
     const small = await run(ws, 'echo small', { outputLimitBytes: 4096 });
     assert.equal(small.stdout, 'small\n');

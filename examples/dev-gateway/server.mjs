@@ -164,6 +164,22 @@ function readBody(req) {
   });
 }
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Whether `value` (a Host header or an Origin's host) names this machine's loopback. */
+function isLoopbackHost(value) {
+  if (typeof value !== 'string') return false;
+  const host = value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.split(':')[0];
+  return LOOPBACK_HOSTS.has(host.toLowerCase());
+}
+
+/** An `http://` origin on loopback (say the page at localhost calling 127.0.0.1), else null. */
+function loopbackOrigin(req) {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !origin.startsWith('http://')) return null;
+  return isLoopbackHost(origin.slice('http://'.length)) ? origin : null;
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Streams one scripted demo step as SSE, a small delay between events. */
@@ -221,6 +237,24 @@ export async function startDevGateway({
       path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
     } catch {
       return sendText(res, 400, 'bad request\n');
+    }
+    // A page whose DNS name was rebound to 127.0.0.1 still sends its own Host: refuse it, so no
+    // web site can reach the proxy (and spend the key) through the visitor's browser.
+    if (!isLoopbackHost(req.headers.host)) return sendText(res, 403, 'the dev gateway answers loopback hosts only\n');
+    const gatewayPath = path === CHAT_PATH || path === CATALOG_PATH;
+    const origin = gatewayPath ? loopbackOrigin(req) : null;
+    if (origin) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'origin');
+    }
+    if (gatewayPath && req.method === 'OPTIONS') {
+      if (!origin) return sendText(res, 403, 'cross-origin calls are allowed from loopback pages only\n');
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, POST',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+        'access-control-max-age': '600',
+      });
+      return res.end();
     }
     if (path === '/dev-gateway/status') {
       return sendJson(res, 200, { mode, demoModel: mode === 'demo' ? DEMO_MODEL_ID : null });

@@ -395,3 +395,49 @@ test('the command line prints the URL and honours --port / PORT', async () => {
     }
   }
 });
+
+describe('who may call the gateway', () => {
+  let gateway;
+  before(async () => {
+    gateway = await startDevGateway({ port: 0, apiKey: '', demoDelayMs: 0 });
+  });
+  after(() => gateway?.close());
+
+  function raw(method, path, headers) {
+    return new Promise((resolve, reject) => {
+      const req = request(new URL(path, gateway.url), { method, headers }, (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  test('a request for another host name (DNS rebinding) is refused', async () => {
+    const port = new URL(gateway.url).port;
+    const refused = await raw('GET', '/coding-agent/v1/models', { host: `evil.example:${port}` });
+    assert.equal(refused.status, 403);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      assert.equal((await raw('GET', '/coding-agent/v1/models', { host })).status, 200, host);
+    }
+  });
+
+  test('loopback pages on another port or name get CORS; other origins do not', async () => {
+    const preflight = await raw('OPTIONS', '/v3/ai/language-model', {
+      origin: 'http://localhost:8787',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,ai-language-model-id,authorization',
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], 'http://localhost:8787');
+    assert.match(preflight.headers['access-control-allow-headers'], /ai-language-model-id/);
+    const foreign = await raw('OPTIONS', '/v3/ai/language-model', { origin: 'https://evil.example' });
+    assert.equal(foreign.status, 403);
+    const get = await raw('GET', '/coding-agent/v1/models', { origin: 'https://evil.example' });
+    assert.equal(get.headers['access-control-allow-origin'], undefined);
+  });
+});

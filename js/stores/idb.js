@@ -156,3 +156,19 @@ export function copyBytes(store, method, bytes) {
   }
   return new Uint8Array(bytes);
 }
+
+/**
+ * A stored record as `load()` returns it, or null. A record without Uint8Array bytes and a string
+ * revision (written by something else, or damaged) is a store failure, never passed on.
+ */
+export function loadedRecord(store, record) {
+  if (record === undefined || record === null) return null;
+  const { bytes, revision } = record;
+  if (!ArrayBuffer.isView(bytes) || bytes[Symbol.toStringTag] !== 'Uint8Array' || typeof revision !== 'string') {
+    const error = new Error(`${store}: the stored record is damaged (expected Uint8Array bytes and a string revision)`);
+    error.name = 'FxStoreError';
+    error.code = 'FX_STORE_FAILED';
+    throw error;
+  }
+  return { bytes, revision };
+}

@@ -3,7 +3,7 @@
 // token material: they are copied as given and never parsed, logged or put in an error.
 
 import { codedError } from '../memory-stores.js';
-import { copyBytes, lazyDatabase, newRevision, resolveIndexedDb, transaction } from './idb.js';
+import { copyBytes, lazyDatabase, loadedRecord, newRevision, resolveIndexedDb, transaction } from './idb.js';
 
 const STORE = 'indexedDbOAuthSessionStore';
 const RECORDS = 'oauth';
@@ -46,7 +46,7 @@ export function indexedDbOAuthSessionStore({ name = 'fx.oauth', indexedDB } = {}
         const request = records.get(KEY);
         request.onsuccess = () => {
           const record = request.result;
-          finish(() => (record ? { bytes: record.bytes, revision: record.revision } : null));
+          finish(() => loadedRecord(STORE, record));
         };
       });
     },

@@ -4,7 +4,7 @@
 // `updatedAtMs` for newest-first listing.
 
 import { codedError } from '../memory-stores.js';
-import { copyBytes, lazyDatabase, newRevision, resolveIndexedDb, transaction } from './idb.js';
+import { copyBytes, lazyDatabase, loadedRecord, newRevision, resolveIndexedDb, transaction } from './idb.js';
 
 const STORE = 'indexedDbSessionStore';
 const SESSIONS = 'sessions';
@@ -42,7 +42,7 @@ export function indexedDbSessionStore({ name = 'fx.sessions', indexedDB } = {}) 
         const request = sessions.get(id);
         request.onsuccess = () => {
           const record = request.result;
-          finish(() => (record ? { bytes: record.bytes, revision: record.revision } : null));
+          finish(() => loadedRecord(STORE, record));
         };
       });
     },

@@ -1,5 +1,6 @@
 // The dev gateway: a dependency-free Node server on 127.0.0.1 for the try page. It serves the
-// page and the files it loads (pkg/, examples/, a few browser bundles from node_modules/) and
+// page and the files it loads (pkg/, examples/, a few browser bundles from node_modules/, and
+// the recorded sessions under tests/fixtures/ for the session viewer) and
 // speaks the AI Gateway protocol on /v3/ai/language-model and /coding-agent/v1/models:
 //
 // - with AI_GATEWAY_API_KEY in its environment it proxies both to the real AI Gateway, adding
@@ -10,7 +11,7 @@
 // Usage: node examples/dev-gateway/server.mjs [--port N]   (or PORT=N; default 8787; 0 = any)
 
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,6 +32,8 @@ const MOUNTS = [
   ['/pkg/', join(root, 'pkg')],
   ['/examples/', join(root, 'examples')],
   ['/vendor/', join(here, 'browser-shims')],
+  // The recorded fx sessions the session viewer (examples/viewer/) opens.
+  ['/tests/fixtures/', join(root, 'tests', 'fixtures')],
 ];
 
 // The npm packages the page may load from node_modules/: xterm.js, just-bash's browser bundle
@@ -126,8 +129,18 @@ async function serveStatic(req, res, path) {
       res.writeHead(302, { location: `${path}/` });
       return res.end();
     }
-    file = join(file, 'index.html');
+    const dir = file;
+    file = join(dir, 'index.html');
     info = await stat(file).catch(() => null);
+    if (!info && path !== '/' && req.headers.accept?.includes('application/json')) {
+      // A folder without an index, asked for as JSON: its entries (the viewer's fixture picker).
+      const entries = await readdir(dir, { withFileTypes: true });
+      return sendJson(
+        res,
+        200,
+        entries.map((e) => ({ name: e.name, directory: e.isDirectory() })).sort((a, b) => a.name.localeCompare(b.name)),
+      );
+    }
   }
   if (!info?.isFile()) {
     if (path === '/') {

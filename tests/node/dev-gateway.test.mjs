@@ -130,8 +130,19 @@ describe('demo mode', () => {
     }
   });
 
+  test('the session viewer’s fixtures: a JSON listing of the folder, then the files', async () => {
+    const listing = await fetch(new URL('tests/fixtures/fx-sessions/', gateway.url), { headers: { accept: 'application/json' } });
+    assert.equal(listing.status, 200);
+    const entries = await listing.json();
+    assert.ok(entries.length > 0 && entries.every((e) => typeof e.name === 'string' && typeof e.directory === 'boolean'));
+    const viewer = await fetch(new URL('examples/viewer/', gateway.url));
+    assert.equal(viewer.status, 200);
+    assert.match(viewer.headers.get('content-type'), /^text\/html/);
+    await viewer.text();
+  });
+
   test('nothing outside the served folders: other packages, traversal, the repo root', async () => {
-    for (const path of ['node_modules/typescript/package.json', 'package.json', 'Cargo.toml', 'src/lib.rs']) {
+    for (const path of ['node_modules/typescript/package.json', 'package.json', 'Cargo.toml', 'src/lib.rs', 'tests/node/stores.test.mjs']) {
       const res = await fetch(new URL(path, gateway.url));
       assert.equal(res.status, 404, path);
       await res.text();

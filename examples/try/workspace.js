@@ -132,7 +132,7 @@ export function capOutput(stdout, stderr, limit) {
  * under /workspace. `permission` is `allow-sandboxed` (commands run without asking) or `prompt`
  * (fx asks before each command); it can be changed later, and fx reads it when a runtime starts.
  * `exec` rejects with an AbortError when its signal aborts and with a TimeoutError after
- * `timeoutMs`, and returns at most `outputLimitBytes` of output.
+ * `timeoutMs`, and returns at most `outputLimitBytes` of output. `reset()` restores the files.
  */
 export function createJustBashWorkspace({ permission = 'allow-sandboxed', files = STARTER_FILES } = {}) {
   if (!PERMISSIONS.includes(permission)) {
@@ -151,12 +151,14 @@ export function createJustBashWorkspace({ permission = 'allow-sandboxed', files 
   }
   initial[`${HOME}/.keep`] = '';
 
-  const bash = new Bash({
-    files: initial,
-    cwd: ROOT,
-    env: { HOME, USER: 'visitor', LOGNAME: 'visitor', PWD: ROOT },
-    executionLimits: { maxOutputSize: MAX_OUTPUT_PER_EXEC, maxExecutionTimeMs: DEFAULT_TIMEOUT_MS + 5_000 },
-  });
+  const fresh = () =>
+    new Bash({
+      files: initial,
+      cwd: ROOT,
+      env: { HOME, USER: 'visitor', LOGNAME: 'visitor', PWD: ROOT },
+      executionLimits: { maxOutputSize: MAX_OUTPUT_PER_EXEC, maxExecutionTimeMs: DEFAULT_TIMEOUT_MS + 5_000 },
+    });
+  let bash = fresh();
   let currentPermission = permission;
 
   async function exec({ command, cwd = ROOT, signal, timeoutMs = DEFAULT_TIMEOUT_MS, outputLimitBytes = DEFAULT_OUTPUT_LIMIT } = {}) {
@@ -207,7 +209,13 @@ export function createJustBashWorkspace({ permission = 'allow-sandboxed', files 
       currentPermission = value;
     },
     exec,
-    /** The just-bash instance, for the page (e.g. to read files for a download). */
-    bash,
+    /** Puts the files back as they were at creation (a command still running keeps the old ones). */
+    reset() {
+      bash = fresh();
+    },
+    /** The current just-bash instance, for the page (e.g. to read files for a download). */
+    get bash() {
+      return bash;
+    },
   };
 }

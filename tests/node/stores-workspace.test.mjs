@@ -64,6 +64,15 @@ describe('createJustBashWorkspace', () => {
     assert.notEqual((await run(other, 'cat notes/a.txt')).exitCode, 0);
   });
 
+  test('reset() brings the starter project back', async () => {
+    const ws = createJustBashWorkspace();
+    await run(ws, 'rm README.md && echo new > extra.txt');
+    ws.reset();
+    assert.equal((await run(ws, 'cat README.md')).stdout, STARTER_FILES['README.md']);
+    assert.notEqual((await run(ws, 'cat extra.txt')).exitCode, 0);
+    assert.equal(typeof ws.bash.exec, 'function');
+  });
+
   test('exit codes and stderr come back', async () => {
     const ws = createJustBashWorkspace();
     assert.deepEqual(await run(ws, 'exit 3'), { stdout: '', stderr: '', exitCode: 3 });

@@ -26,7 +26,7 @@ edit anything, nothing leaves the page.
 - \`src/format.js\`: render a task list as text
 - \`test/tasks.test.js\`: a few checks
 
-Try asking fx to "find the TODOs and fix one", or to "add a due date to tasks".
+Try asking fx to "find the to-dos in the code and fix one", or to "add a due date to tasks".
 `,
   'package.json': `${JSON.stringify(
     {

@@ -165,14 +165,13 @@ function readBody(req) {
     let size = 0;
     req.on('data', (chunk) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(Object.assign(new Error('request body too large'), { status: 413 }));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      // Past the limit the rest is read and dropped, so the 413 still reaches the client.
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) reject(Object.assign(new Error('request body too large'), { status: 413 }));
+      else resolve(Buffer.concat(chunks));
+    });
     req.on('error', reject);
   });
 }

@@ -247,6 +247,12 @@ describe('demo mode', () => {
     const get = await fetch(new URL('v3/ai/language-model', gateway.url));
     assert.equal(get.status, 405);
     await get.text();
+    const huge = await fetch(new URL('v3/ai/language-model', gateway.url), {
+      method: 'POST',
+      body: new Uint8Array(32 * 1024 * 1024 + 1),
+    });
+    assert.equal(huge.status, 413);
+    assert.equal((await huge.json()).error.type, 'invalid_request_error');
   });
 });
 

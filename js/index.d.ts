@@ -227,3 +227,144 @@ export function importNativeSession(files: Record<string, Uint8Array>): Promise<
  *   session log.
  */
 export function exportNativeSession(bytes: Uint8Array): Promise<Record<string, Uint8Array>>;
+
+// ---- Storage adapters: the contracts and the ready-made stores ----------------------------
+
+/** A value, or a Promise of it: adapter methods may be synchronous or asynchronous. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A stored blob and its revision, as `load()` returns it. */
+export interface StoredRecord {
+  bytes: Uint8Array;
+  /** Opaque; at most 1024 bytes of UTF-8. */
+  revision: string;
+}
+
+/**
+ * Where sessions live: opaque bytes (fx's `events.jsonl` log) under an id, with optimistic
+ * revisions. A commit whose `expectedRevision` is not the stored one (`undefined` = "no record
+ * yet") must throw an Error whose `code` is `FX_SESSION_REVISION_CONFLICT` and write nothing.
+ */
+export interface SessionStore {
+  load(id: string): MaybePromise<StoredRecord | null>;
+  commit(id: string, bytes: Uint8Array, expectedRevision: string | undefined): MaybePromise<{ revision: string }>;
+  /** Newest first by `updatedAtMs` (an integer, milliseconds since the epoch). */
+  list(): MaybePromise<Array<{ id: string; updatedAtMs: number }>>;
+  remove(id: string): MaybePromise<void>;
+}
+
+/** Settings such as `model` and `mode`, as strings; `get` gives null when unset. */
+export interface ConfigStore {
+  get(configId: string): MaybePromise<string | null | undefined>;
+  set(configId: string, value: string): MaybePromise<void>;
+}
+
+/**
+ * Prompt recall per workspace. `load` gives the last `limit` entries, oldest first. `append`
+ * returns `"duplicate"` when `value` equals the latest entry and `"record_too_large"` when it
+ * declines to store it; anything else means appended.
+ */
+export interface PromptHistoryStore {
+  load(workspaceRoot: string, limit: number): MaybePromise<string[]>;
+  append(
+    workspaceRoot: string,
+    value: string,
+    timestampMs: number,
+  ): MaybePromise<void | 'duplicate' | 'record_too_large'>;
+  clear(workspaceRoot: string): MaybePromise<void>;
+}
+
+/**
+ * The one device-login record. Its bytes hold token material: store them as given, never parse
+ * or log them. Stale revisions throw an Error with code `FX_OAUTH_SESSION_REVISION_CONFLICT`.
+ */
+export interface OAuthSessionStore {
+  load(): MaybePromise<StoredRecord | null>;
+  commit(bytes: Uint8Array, expectedRevision: string | undefined): MaybePromise<{ revision: string }>;
+  /** `"missing"` (or `false`) when nothing was stored; `undefined` removes whatever is there. */
+  remove(expectedRevision: string | undefined): MaybePromise<void | boolean | 'missing'>;
+}
+
+/**
+ * An error a store throws. `FX_SESSION_REVISION_CONFLICT` / `FX_OAUTH_SESSION_REVISION_CONFLICT`:
+ * a stale revision, nothing written. `FX_STORE_UNAVAILABLE`: the storage is missing or cannot be
+ * opened. `FX_STORE_FAILED`: an IndexedDB transaction failed (quota, disk).
+ */
+export interface FxStoreError extends Error {
+  name: 'FxStoreError';
+  code:
+    | 'FX_SESSION_REVISION_CONFLICT'
+    | 'FX_OAUTH_SESSION_REVISION_CONFLICT'
+    | 'FX_STORE_UNAVAILABLE'
+    | 'FX_STORE_FAILED';
+}
+
+/** A store with an IndexedDB connection it can release (the next call re-opens it). */
+export interface ClosableStore {
+  close(): Promise<void>;
+}
+
+export interface IndexedDbStoreOptions {
+  /** The IndexedDB database name; one database per name. */
+  name?: string;
+  /** The factory to use instead of `globalThis.indexedDB`. */
+  indexedDB?: IDBFactory;
+}
+
+/**
+ * Sessions in IndexedDB (database `name`, default `fx.sessions`). `commit` is one readwrite
+ * transaction that compares and writes, so two tabs racing on a revision cannot both win.
+ * Revisions are opaque and unique; `list()` reads an index, newest first.
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no IndexedDB.
+ */
+export function indexedDbSessionStore(options?: IndexedDbStoreOptions): SessionStore & ClosableStore;
+
+/**
+ * The device-login record in IndexedDB (database `name`, default `fx.oauth`), revisioned like
+ * {@link indexedDbSessionStore}.
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no IndexedDB.
+ */
+export function indexedDbOAuthSessionStore(options?: IndexedDbStoreOptions): OAuthSessionStore & ClosableStore;
+
+/** The part of the Web Storage API the localStorage stores use. */
+export interface StorageLike {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/**
+ * Config values in localStorage under `<prefix><configId>` (default prefix `fx.core.config.`).
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no storage.
+ */
+export function localStorageConfigStore(options?: { prefix?: string; storage?: StorageLike }): ConfigStore;
+
+/**
+ * Prompt history in localStorage: a JSON array of strings per workspace under
+ * `<prefix><workspaceRoot>` (default prefix `fx.term.history.`), at most `maxEntries` (default
+ * 100) kept, values over `maxRecordBytes` UTF-8 bytes (default 262144) refused. Corrupt stored
+ * values read as empty.
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no storage.
+ */
+export function localStoragePromptHistoryStore(options?: {
+  prefix?: string;
+  maxEntries?: number;
+  maxRecordBytes?: number;
+  storage?: StorageLike;
+}): PromptHistoryStore;
+
+/** Sessions in a Map: revisions from a counter, newest first. The default of `createFxAgent`. */
+export function memorySessionStore(): SessionStore;
+
+/** Config values in a Map, optionally pre-filled. */
+export function memoryConfigStore(initial?: Record<string, string>): ConfigStore;
+
+/** Prompt history in a Map (default `maxEntries` 1000, `maxRecordBytes` 262144). */
+export function memoryPromptHistoryStore(options?: { maxEntries?: number; maxRecordBytes?: number }): PromptHistoryStore;
+
+/** The device-login record in memory. */
+export function memoryOAuthSessionStore(): OAuthSessionStore;

@@ -10,6 +10,9 @@ export {
   memoryPromptHistoryStore,
   memorySessionStore,
 } from './memory-stores.js';
+export { indexedDbOAuthSessionStore } from './stores/indexeddb-oauth-store.js';
+export { indexedDbSessionStore } from './stores/indexeddb-session-store.js';
+export { localStorageConfigStore, localStoragePromptHistoryStore } from './stores/localstorage-stores.js';
 
 let coreSource;
 

@@ -3,9 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -51,18 +51,21 @@ console.log(JSON.stringify({ wasm, term, name: err.name, code: err.code }));
 test('the packed files are the ones the package needs', async () => {
   const listing = JSON.parse(run('npm', ['pack', '--dry-run', '--json', pkgDir], root));
   const files = listing[0].files.map((f) => f.path).sort();
-  assert.deepEqual(files, [
+  // Every module of js/ ships, plus the artifacts and the package files; nothing else.
+  const jsFiles = (await readdir(join(root, 'js'), { recursive: true }))
+    .filter((f) => /\.(js|d\.ts)$/.test(f))
+    .map((f) => f.split(sep).join('/'));
+  const expected = [
     'LICENSE',
     'README.md',
     'fx-core.js',
     'fx-core.wasm',
     'fx-term.js',
     'fx-term.wasm',
-    'index.d.ts',
-    'index.js',
     'package.json',
-    'wasm.js',
-  ]);
+    ...jsFiles,
+  ].sort();
+  assert.deepEqual(files, expected);
 });
 
 test('the public types check with tsc --noEmit', async () => {

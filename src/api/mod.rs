@@ -2,4 +2,5 @@
 //! convert arguments, call the pure-Rust module, convert the result or error.
 
 pub mod agent;
+pub mod bench;
 pub mod session;

@@ -159,3 +159,26 @@ pub fn generate_session(turns: usize) -> Vec<u8> {
     }
     session.into_bytes()
 }
+
+/// Loads `bytes` and appends `turns` more sample turns (a usage checkpoint and a turn each, as
+/// fx commits them); returns the new bytes. Used to time the per-commit append cost.
+pub fn append_turns(bytes: Vec<u8>, turns: usize) -> Vec<u8> {
+    let mut env = FixedEnv::new(0x5eed_1234_abcd_0002, 1_791_000_000_000);
+    let Ok(mut session) = Session::load(bytes) else {
+        return Vec::new();
+    };
+    let start = session.state().history.len();
+    for i in start..start + turns {
+        let commit = TurnCommit {
+            turn: sample_turn(i),
+            conversation_language: Some("und-Latn".to_owned()),
+            total_input_tokens: 1000 * (i as u64 + 1),
+            total_output_tokens: 100 * (i as u64 + 1),
+            work_id: None,
+        };
+        if session.commit_turn(&mut env, commit).is_err() {
+            return Vec::new();
+        }
+    }
+    session.into_bytes()
+}

@@ -32,6 +32,12 @@ export async function runBenchmarks({ turns = [500, 1000, 2000, 4000], reps = 5 
     const read = await time(reps, () => fx.readSession(bytes));
     const exported = await time(reps, () => fx.exportNativeSession(bytes));
     const imported = await time(reps, () => fx.importNativeSession(files));
+    // Per-commit append cost: load + 100 appended turns, minus load alone.
+    const appendedOnce = glue.benchAppendTurns(bytes, 100);
+    if (appendedOnce.length <= bytes.length) throw new Error('benchAppendTurns appended nothing');
+    const loadAndAppend = await time(reps, () => glue.benchAppendTurns(bytes, 100));
+    const loadOnly = await time(reps, () => glue.benchAppendTurns(bytes, 0));
+    const appendUs = ((loadAndAppend - loadOnly) / 100) * 1000;
     const { memory } = await glue.default();
     rows.push({
       turns: n,
@@ -40,6 +46,7 @@ export async function runBenchmarks({ turns = [500, 1000, 2000, 4000], reps = 5 
       readMsPerMiB: read / (bytes.length / MiB),
       exportMs: exported,
       importMs: imported,
+      appendUs,
       wasmMemoryMiB: memory.buffer.byteLength / MiB,
     });
   }
@@ -48,7 +55,7 @@ export async function runBenchmarks({ turns = [500, 1000, 2000, 4000], reps = 5 
 
 /** Formats rows as a fixed-width table. */
 export function formatRows(rows) {
-  const head = 'turns   log MiB   readSession ms   ms/MiB   export ms   import ms   wasm memory MiB';
+  const head = 'turns   log MiB   readSession ms   ms/MiB   export ms   import ms   append µs/commit   wasm memory MiB';
   const lines = rows.map((r) =>
     [
       String(r.turns).padStart(5),
@@ -57,6 +64,7 @@ export function formatRows(rows) {
       r.readMsPerMiB.toFixed(1).padStart(8),
       r.exportMs.toFixed(1).padStart(11),
       r.importMs.toFixed(1).padStart(11),
+      r.appendUs.toFixed(0).padStart(19),
       r.wasmMemoryMiB.toFixed(1).padStart(17),
     ].join(''),
   );

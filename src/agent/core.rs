@@ -486,6 +486,26 @@ impl<H: Host> Agent<H> {
         turn_id: u32,
         text: String,
     ) -> Result<PromptEnd, AgentError> {
+        let cancel = self.register_turn(turn_id);
+        let result = self.run_prompt(id, turn_id, text, &cancel).await;
+        self.turns.borrow_mut().remove(&turn_id);
+        result
+    }
+
+    /// Makes turn `turn_id` cancellable before its prompt starts running: a host that starts a
+    /// turn and cancels it at once (before the prompt future is first polled) must still cancel
+    /// it. [`Agent::prompt`] registers the turn itself when this was not called.
+    pub fn register_turn(&self, turn_id: u32) -> Cancel {
+        self.turns.borrow_mut().entry(turn_id).or_default().clone()
+    }
+
+    async fn run_prompt(
+        &self,
+        id: &str,
+        turn_id: u32,
+        text: String,
+        cancel: &Cancel,
+    ) -> Result<PromptEnd, AgentError> {
         self.check_open()?;
         if text.trim().is_empty() {
             return Err(AgentError::EmptyPrompt);
@@ -493,15 +513,7 @@ impl<H: Host> Agent<H> {
         if self.config.api_key.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
-        let cancel = Cancel::new();
-        self.turns.borrow_mut().insert(turn_id, cancel.clone());
-        let mut session = match self.take(id) {
-            Ok(session) => session,
-            Err(error) => {
-                self.turns.borrow_mut().remove(&turn_id);
-                return Err(error);
-            }
-        };
+        let mut session = self.take(id)?;
         let catalog = self.catalog.borrow().clone();
         let model_info = catalog
             .as_ref()
@@ -519,8 +531,7 @@ impl<H: Host> Agent<H> {
             policy,
             step_limit: self.config.step_limit,
         };
-        let result = run_turn(&self.host, &cancel, &mut session, &settings, turn_id, text).await;
-        self.turns.borrow_mut().remove(&turn_id);
+        let result = run_turn(&self.host, cancel, &mut session, &settings, turn_id, text).await;
         let session_id = session.id().to_owned();
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;

@@ -16,6 +16,9 @@ export async function createFxAgent(options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('createFxAgent options must be an object');
   }
+  if (options.fetch !== undefined && options.fetch !== null && typeof options.fetch !== 'function') {
+    throw new TypeError('fetch must be a function (or undefined for globalThis.fetch)');
+  }
   const env = normalizeEnv(options.env);
   const events = makeEmitter(options.onEvent);
   const turns = new Map();
@@ -32,13 +35,16 @@ export async function createFxAgent(options = {}) {
     },
   });
   events.emit('runtime.start', {});
-  const glue = await loadWasmModule('fx-core', options.wasm);
   let core;
   try {
+    const glue = await loadWasmModule('fx-core', options.wasm);
     core = new glue.AgentCore(host, host.config());
     await core.start();
   } catch (error) {
+    // A failed start leaves nothing running: the core (if made) is shut down and freed.
+    core?.shutdown();
     core?.free();
+    events.emit('runtime.exit', { code: 1 });
     throw error;
   }
   events.emit('runtime.ready', {});

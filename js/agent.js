@@ -9,8 +9,8 @@ import { loadWasmModule } from './wasm.js';
 const CLOSING = 'fx agent is closing';
 
 /**
- * Creates a headless agent. Resolves once the core is running (the model catalog is loaded in
- * the background; a failed catalog never blocks a turn with a chosen model).
+ * Creates a headless agent. Resolves once the core is running; the model catalog loads in the
+ * background (createSession/openSession wait for it; a failed catalog never blocks a turn).
  */
 export async function createFxAgent(options = {}) {
   if (options === null || typeof options !== 'object') {
@@ -39,7 +39,6 @@ export async function createFxAgent(options = {}) {
   try {
     const glue = await loadWasmModule('fx-core', options.wasm);
     core = new glue.AgentCore(host, host.config());
-    await core.start();
   } catch (error) {
     // A failed start leaves nothing running: the core (if made) is shut down and freed.
     core?.shutdown();
@@ -47,8 +46,11 @@ export async function createFxAgent(options = {}) {
     events.emit('runtime.exit', { code: 1 });
     throw error;
   }
+  // The catalog loads in the background (it never fails: a failure is a `catalog.error` event);
+  // sessions wait for it so their model select is complete.
+  const catalog = core.start();
   events.emit('runtime.ready', {});
-  return new Agent(core, events, turns);
+  return new Agent(core, events, turns, catalog);
 }
 
 function makeEmitter(onEvent) {
@@ -72,11 +74,13 @@ class Agent {
   #closing = false;
   #nextTurnId = 1;
   #resolveExited;
+  #catalog;
 
-  constructor(core, events, turns) {
+  constructor(core, events, turns, catalog) {
     this.#core = core;
     this.#events = events;
     this.#turns = turns;
+    this.#catalog = catalog;
     /** Settles once, with 0 after close() and 130 after abort(). Never rejects. */
     this.exited = new Promise((resolve) => {
       this.#resolveExited = resolve;
@@ -97,6 +101,8 @@ class Agent {
   async createSession() {
     this.#assertOpen();
     await this.#replaceActive();
+    await this.#catalog;
+    this.#assertOpen();
     const opened = await this.#core.createSession();
     return this.#adopt(opened);
   }
@@ -106,6 +112,8 @@ class Agent {
     if (typeof id !== 'string' || id === '') throw new TypeError('openSession(id) needs a session id string');
     this.#assertOpen();
     await this.#replaceActive();
+    await this.#catalog;
+    this.#assertOpen();
     const opened = await this.#core.openSession(id);
     return this.#adopt(opened);
   }

@@ -8,15 +8,18 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Whether any byte of `word` is zero (exact for existence).
+#[inline(always)]
 fn has_zero(word: u64) -> bool {
     word.wrapping_sub(ONES) & !word & HIGHS != 0
 }
 
 /// Whether any byte of `word` is below `limit` (`limit` ≤ 128; exact for existence).
+#[inline(always)]
 fn has_less(word: u64, limit: u8) -> bool {
     word.wrapping_sub(ONES.wrapping_mul(u64::from(limit))) & !word & HIGHS != 0
 }
 
+#[inline(always)]
 fn load(chunk: &[u8]) -> u64 {
     <[u8; 8]>::try_from(chunk).map_or(u64::MAX, u64::from_le_bytes)
 }
@@ -129,23 +132,27 @@ struct FlatCursor<'a> {
 }
 
 impl<'a> FlatCursor<'a> {
+    #[inline(always)]
     fn skip_ws(&mut self) {
         while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos = self.pos.saturating_add(1);
         }
     }
 
+    #[inline(always)]
     fn next(&mut self) -> Option<u8> {
         let byte = *self.bytes.get(self.pos)?;
         self.pos = self.pos.saturating_add(1);
         Some(byte)
     }
 
+    #[inline(always)]
     fn expect(&mut self, byte: u8) -> Option<()> {
         (self.next()? == byte).then_some(())
     }
 
     /// A string token without escapes or control characters; returns its contents.
+    #[inline(always)]
     fn plain_string(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
         let rest = self.bytes.get(self.pos..)?;

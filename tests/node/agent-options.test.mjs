@@ -131,9 +131,9 @@ describe('options', () => {
     const events = [];
     const net = fakeFetch([{ events: textEvents('works without a catalog') }], { catalog: null });
     const agent = await createFxAgent({ fetch: net.fetch, env, onEvent: (e) => events.push(e) });
+    const session = await agent.createSession();
     const catalogError = events.find((e) => e.type === 'catalog.error');
     assert.match(catalogError.error, /503/);
-    const session = await agent.createSession();
     const model = session.configOptions.find((o) => o.id === 'model');
     assert.equal(model.currentValue, 'moonshotai/kimi-k3');
     assert.deepEqual(model.options.map((o) => o.value), ['moonshotai/kimi-k3']);
@@ -146,6 +146,30 @@ describe('options', () => {
     assert.ok(values.includes('sdk/catalog-alpha') && values.includes('test/feature-model'));
     assert.ok(values.includes('moonshotai/kimi-k3'), 'the current model is listed even if the catalog lacks it');
     await withCatalog.close();
+  });
+
+  test('createFxAgent does not wait for the catalog; createSession does', async () => {
+    let release;
+    const gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const net = fakeFetch([]);
+    const fetch = async (url, init) => {
+      if ((init.method ?? 'GET') === 'GET') await gate;
+      return net.fetch(url, init);
+    };
+    const agent = await createFxAgent({ fetch, env });
+    let opened = false;
+    const creating = agent.createSession().then((session) => {
+      opened = true;
+      return session;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(opened, false, 'createSession waits for the catalog');
+    release();
+    const session = await creating;
+    assert.ok(session.configOptions.find((o) => o.id === 'model').options.some((o) => o.value === 'sdk/catalog-alpha'));
+    await agent.close();
   });
 
   test('one active session: createSession closes the previous one and cancels its turn', async () => {

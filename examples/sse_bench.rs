@@ -1,6 +1,11 @@
 //! Benchmark: nanoseconds per 4-character text delta through the SSE decoder and the
 //! completion accumulator, for 5,000 and 50,000 deltas delivered in one buffer and in 16 KiB
 //! chunks. Run with `cargo run --release --example sse_bench`.
+//!
+//! `sse_bench DELTAS CHUNK_BYTES COALESCE(true|false) RUNS` runs one configuration a fixed number
+//! of times and prints nothing else, for instruction counts that do not depend on machine load:
+//! `perf stat -e instructions target/release/examples/sse_bench 50000 16384 true 20` minus the
+//! same with 10 runs, divided by 10 × 50,000.
 
 use std::time::{Duration, Instant};
 
@@ -51,7 +56,32 @@ fn run(bytes: &[u8], chunk: usize, coalesce: bool) -> (Duration, Option<Duration
     (wall, cpu, completion.text.len())
 }
 
+fn fixed_runs(args: &[String]) -> Option<()> {
+    let [deltas, chunk, coalesce, runs] = args else {
+        return None;
+    };
+    let deltas: usize = deltas.parse().ok()?;
+    let chunk: usize = chunk.parse().ok()?;
+    let coalesce: bool = coalesce.parse().ok()?;
+    let runs: usize = runs.parse().ok()?;
+    let bytes = body(deltas);
+    let chunk = chunk.clamp(1, bytes.len());
+    for _ in 0..runs {
+        let (_, _, text_len) = run(&bytes, chunk, coalesce);
+        assert_eq!(text_len, deltas * 4);
+    }
+    Some(())
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.is_empty() {
+        if fixed_runs(&args).is_none() {
+            eprintln!("usage: sse_bench [DELTAS CHUNK_BYTES true|false RUNS]");
+            std::process::exit(2);
+        }
+        return;
+    }
     println!(
         "SSE decode + accumulate, {} build",
         if cfg!(debug_assertions) {

@@ -37,8 +37,20 @@ export interface SessionPreferences {
   /** Reasoning effort: `auto`, or a level name such as `low`, `medium`, `high`. */
   effort: string;
   fastMode: boolean;
-  /** `gateway`, `codex` or `grok`. */
-  provider: string;
+  provider: 'gateway' | 'codex' | 'grok';
+}
+
+/** The session's usage snapshot (billing view; may lag the token totals while billing is pending). */
+export interface SessionUsage {
+  billing: 'complete' | 'pending' | 'incomplete' | 'legacy';
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** In US dollars. */
+  totalCost: number;
+  apiDurationMs: number;
+  wallDurationMs: number;
 }
 
 /** An image attached to a user message. */
@@ -70,11 +82,6 @@ export interface ToolCall {
   argumentsJson: string;
 }
 
-/** How a command's process ended. */
-export type ProcessPresentation =
-  | { kind: 'exit_code'; value: number }
-  | { kind: 'signal'; value: number };
-
 /** The recorded result of a tool call. */
 export interface ToolResult {
   toolCallId: string;
@@ -85,9 +92,8 @@ export interface ToolResult {
   /** Size of the full output in bytes (the stored `output` may be a preview of it). */
   outputBytes: number;
   truncated: boolean;
-  createdAtMs: number;
-  /** Exit code or signal of a command, when the tool ran one. */
-  commandProcessPresentation: ProcessPresentation | null;
+  /** The exit code of the command the tool ran, when it ran one and it exited. */
+  exitCode: number | null;
 }
 
 /** One model step that issued tool calls, with their results. */
@@ -98,6 +104,15 @@ export interface ToolStep {
   toolResults: ToolResult[];
 }
 
+/** A file a turn's tools read or changed. */
+export interface TouchedFile {
+  path: string;
+  /** `read`, `write`, `edit`, `delete`, `rename`, `copy`, `search`, `list` or `unknown`. */
+  action: string;
+  status: 'success' | 'failure';
+  toolName: string;
+}
+
 /** A completed turn: the user's message, the tool steps, and the final answer. */
 export interface AssistantTurn {
   kind: 'assistant';
@@ -105,6 +120,7 @@ export interface AssistantTurn {
   steps: ToolStep[];
   /** The final answer (may be empty). */
   assistant: string;
+  files: TouchedFile[];
 }
 
 /** A turn that stopped before its answer (cancelled by the user, or failed). */
@@ -114,11 +130,11 @@ export interface InterruptedTurn {
   steps: ToolStep[];
   /** Partial answer text, if any was streamed. */
   assistant: string | null;
+  /** Why the turn stopped. */
+  reason: 'cancelled' | 'failed';
   /** The tool call in flight when the turn stopped, if any. */
   toolCall: ToolCall | null;
   completedToolNames: string[];
-  /** Why the turn stopped. */
-  terminalReason: 'cancelled' | 'failed';
 }
 
 /** A turn that started a background command (fx CLI). */
@@ -127,6 +143,8 @@ export interface BackgroundCommandTurn {
   user: UserMessage;
   steps: ToolStep[];
   assistant: string | null;
+  logPath: string;
+  url: string | null;
 }
 
 /** Older turns folded into a summary. */
@@ -138,10 +156,17 @@ export interface CompactedSummaryTurn {
 
 export type SessionTurn = AssistantTurn | InterruptedTurn | BackgroundCommandTurn | CompactedSummaryTurn;
 
-/** Token totals of a session. */
-export interface SessionUsage {
-  inputTokens: number;
-  outputTokens: number;
+/** A turn that failed on a provider error and waits to be continued (kept across reloads). */
+export interface PendingRecovery {
+  turnId: number;
+  user: UserMessage;
+  /** The answer text streamed so far. */
+  assistant: string;
+  steps: ToolStep[];
+  /** e.g. `network_interrupted`, `rate_limited`. */
+  cause: string;
+  /** e.g. `retrying_request`, `paused`. */
+  action: string;
 }
 
 /** A plain view of a session, as {@link readSession} returns it. */
@@ -150,13 +175,27 @@ export interface SessionView {
   id: string;
   /** The workspace the session belongs to now. */
   workspaceRoot: string;
+  /** The workspace the session was started in. */
+  originWorkspaceRoot: string;
   createdAtMs: number;
   updatedAtMs: number;
-  /** Display title (from the first user message). */
+  /** Display title (from the first user message; `Untitled session` when there is none). */
   title: string;
+  /** Display preview, or null. */
+  preview: string | null;
+  /** e.g. `und`, `und-Latn`, `ja`. */
+  conversationLanguage: string;
   preferences: SessionPreferences;
-  turns: SessionTurn[];
+  /** Cumulative input tokens over the session. */
+  totalInputTokens: number;
+  /** Cumulative output tokens over the session. */
+  totalOutputTokens: number;
+  /** Index of the first turn still sent to the model (earlier ones were compacted away). */
+  contextHistoryStart: number;
   usage: SessionUsage;
+  turns: SessionTurn[];
+  /** A turn waiting to be continued, or null. */
+  recovery: PendingRecovery | null;
 }
 
 /**
@@ -189,12 +228,150 @@ export function importNativeSession(files: Record<string, Uint8Array>): Promise<
  */
 export function exportNativeSession(bytes: Uint8Array): Promise<Record<string, Uint8Array>>;
 
+// ---- Storage adapters: the contracts and the ready-made stores ----------------------------
+
+/** A value, or a Promise of it: adapter methods may be synchronous or asynchronous. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A stored blob and its revision, as `load()` returns it. */
+export interface StoredRecord {
+  bytes: Uint8Array;
+  /** Opaque; at most 1024 bytes of UTF-8. */
+  revision: string;
+}
+
+/**
+ * Where sessions live: opaque bytes (fx's `events.jsonl` log) under an id, with optimistic
+ * revisions. A commit whose `expectedRevision` is not the stored one (`undefined` = "no record
+ * yet") must throw an Error whose `code` is `FX_SESSION_REVISION_CONFLICT` and write nothing.
+ */
+export interface SessionStore {
+  load(id: string): MaybePromise<StoredRecord | null>;
+  commit(id: string, bytes: Uint8Array, expectedRevision: string | undefined): MaybePromise<{ revision: string }>;
+  /** Newest first by `updatedAtMs` (an integer, milliseconds since the epoch). */
+  list(): MaybePromise<Array<{ id: string; updatedAtMs: number }>>;
+  remove(id: string): MaybePromise<void>;
+}
+
+/** Settings such as `model` and `mode`, as strings; `get` gives null when unset. */
+export interface ConfigStore {
+  get(configId: string): MaybePromise<string | null | undefined>;
+  set(configId: string, value: string): MaybePromise<void>;
+}
+
+/**
+ * Prompt recall per workspace. `load` gives the last `limit` entries, oldest first. `append`
+ * returns `"duplicate"` when `value` equals the latest entry and `"record_too_large"` when it
+ * declines to store it; anything else means appended.
+ */
+export interface PromptHistoryStore {
+  load(workspaceRoot: string, limit: number): MaybePromise<string[]>;
+  append(
+    workspaceRoot: string,
+    value: string,
+    timestampMs: number,
+  ): MaybePromise<void | 'duplicate' | 'record_too_large'>;
+  clear(workspaceRoot: string): MaybePromise<void>;
+}
+
+/**
+ * The one device-login record. Its bytes hold token material: store them as given, never parse
+ * or log them. Stale revisions throw an Error with code `FX_OAUTH_SESSION_REVISION_CONFLICT`.
+ */
+export interface OAuthSessionStore {
+  load(): MaybePromise<StoredRecord | null>;
+  commit(bytes: Uint8Array, expectedRevision: string | undefined): MaybePromise<{ revision: string }>;
+  /** `"missing"` (or `false`) when nothing was stored; `undefined` removes whatever is there. */
+  remove(expectedRevision: string | undefined): MaybePromise<void | boolean | 'missing'>;
+}
+
+/**
+ * An error a store throws. `FX_SESSION_REVISION_CONFLICT` / `FX_OAUTH_SESSION_REVISION_CONFLICT`:
+ * a stale revision, nothing written. `FX_STORE_UNAVAILABLE`: the storage is missing or cannot be
+ * opened. `FX_STORE_FAILED`: an IndexedDB transaction failed (quota, disk).
+ */
+export interface FxStoreError extends Error {
+  name: 'FxStoreError';
+  code:
+    | 'FX_SESSION_REVISION_CONFLICT'
+    | 'FX_OAUTH_SESSION_REVISION_CONFLICT'
+    | 'FX_STORE_UNAVAILABLE'
+    | 'FX_STORE_FAILED';
+}
+
+/** A store with an IndexedDB connection it can release (the next call re-opens it). */
+export interface ClosableStore {
+  close(): Promise<void>;
+}
+
+export interface IndexedDbStoreOptions {
+  /** The IndexedDB database name; one database per name. */
+  name?: string;
+  /** The factory to use instead of `globalThis.indexedDB`. */
+  indexedDB?: IDBFactory;
+}
+
+/**
+ * Sessions in IndexedDB (database `name`, default `fx.sessions`). `commit` is one readwrite
+ * transaction that compares and writes, so two tabs racing on a revision cannot both win.
+ * Revisions are opaque and unique; `list()` reads an index, newest first.
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no IndexedDB.
+ */
+export function indexedDbSessionStore(options?: IndexedDbStoreOptions): SessionStore & ClosableStore;
+
+/**
+ * The device-login record in IndexedDB (database `name`, default `fx.oauth`), revisioned like
+ * {@link indexedDbSessionStore}.
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no IndexedDB.
+ */
+export function indexedDbOAuthSessionStore(options?: IndexedDbStoreOptions): OAuthSessionStore & ClosableStore;
+
+/** The part of the Web Storage API the localStorage stores use. */
+export interface StorageLike {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/**
+ * Config values in localStorage under `<prefix><configId>` (default prefix `fx.core.config.`).
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no storage.
+ */
+export function localStorageConfigStore(options?: { prefix?: string; storage?: StorageLike }): ConfigStore;
+
+/**
+ * Prompt history in localStorage: a JSON array of strings per workspace under
+ * `<prefix><workspaceRoot>` (default prefix `fx.term.history.`), at most `maxEntries` (default
+ * 100) kept, values over `maxRecordBytes` UTF-8 bytes (default 262144) refused. Corrupt stored
+ * values read as empty.
+ *
+ * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no storage.
+ */
+export function localStoragePromptHistoryStore(options?: {
+  prefix?: string;
+  maxEntries?: number;
+  maxRecordBytes?: number;
+  storage?: StorageLike;
+}): PromptHistoryStore;
+
+/** Sessions in a Map: revisions from a counter, newest first. The default of `createFxAgent`. */
+export function memorySessionStore(): SessionStore;
+
+/** Config values in a Map, optionally pre-filled. */
+export function memoryConfigStore(initial?: Record<string, string>): ConfigStore;
+
+/** Prompt history in a Map (default `maxEntries` 1000, `maxRecordBytes` 262144). */
+export function memoryPromptHistoryStore(options?: { maxEntries?: number; maxRecordBytes?: number }): PromptHistoryStore;
+
+/** The device-login record in memory. */
+export function memoryOAuthSessionStore(): OAuthSessionStore;
+
 // ---------------------------------------------------------------------------------------------
 // createFxAgent: the headless agent
 // ---------------------------------------------------------------------------------------------
-
-/** A value or a promise of it: adapter methods may be synchronous or asynchronous. */
-export type Awaitable<T> = T | PromiseLike<T>;
 
 /**
  * The environment the agent reads. An `undefined` or `null` value means the key is absent (never
@@ -224,34 +401,6 @@ export interface FxFetchInit {
 
 /** A fetch function; `globalThis.fetch` fits. */
 export type FxFetch = (url: string, init: FxFetchInit) => Promise<Response>;
-
-/** One stored session record. */
-export interface StoredSessionRecord {
-  /** The session log (fx's `events.jsonl` bytes). `ArrayBuffer` and number arrays are accepted. */
-  bytes: Uint8Array | ArrayBuffer | number[];
-  revision: string | number;
-}
-
-/**
- * Session blobs with optimistic revisions. `commit` is a compare-and-set: when the stored
- * revision is not `expectedRevision` (`undefined`: no record yet) it must throw an error whose
- * `code` is `FX_SESSION_REVISION_CONFLICT`.
- */
-export interface SessionStore {
-  load(id: string): Awaitable<StoredSessionRecord | null | undefined>;
-  commit(id: string, bytes: Uint8Array, expectedRevision: string | undefined): Awaitable<{ revision: string }>;
-  /** Entries with an integer `updatedAtMs`; others are skipped. */
-  list(): Awaitable<Array<{ id: string; updatedAtMs: number }>>;
-  remove(id: string): unknown;
-}
-
-/** Config values by id (`model`, `mode`). Each method is optional. */
-export interface ConfigStore {
-  /** `null`/`undefined`: nothing stored. A throw or a non-string is a `config.restore_error`. */
-  get?(configId: string): Awaitable<string | null | undefined>;
-  /** Called only after a change was accepted; a throw is a `config.persist_error`. */
-  set?(configId: string, value: string): unknown;
-}
 
 /** The browser workspace description (version 1); validated once, at `createFxAgent`. */
 export interface WorkspaceInfo {
@@ -289,7 +438,7 @@ export interface WorkspaceExecResult {
 export interface Workspace {
   info: WorkspaceInfo;
   permission: 'allow-sandboxed' | 'prompt';
-  exec(input: WorkspaceExecInput): Awaitable<WorkspaceExecResult>;
+  exec(input: WorkspaceExecInput): MaybePromise<WorkspaceExecResult>;
 }
 
 /** ACP text content. */
@@ -360,7 +509,7 @@ export interface PermissionRequest {
  * Answers a permission request with an option id. `null`, `undefined`, `""`, an unknown id, a
  * throw or a rejection count as cancelled: the command is denied.
  */
-export type PermissionHandler = (request: PermissionRequest) => Awaitable<string | null | undefined>;
+export type PermissionHandler = (request: PermissionRequest) => MaybePromise<string | null | undefined>;
 
 export interface ConfigOptionValue {
   value: string;
@@ -522,31 +671,3 @@ export interface Agent {
  *   workspace, a non-function `fetch`, or an `env` value that is not a primitive.
  */
 export function createFxAgent(options?: FxAgentOptions): Promise<Agent>;
-
-/** An in-memory {@link SessionStore} (the agent's default): revisions "1", "2", …. */
-export function memorySessionStore(): SessionStore & {
-  load(id: string): { bytes: Uint8Array; revision: string } | null;
-  commit(id: string, bytes: Uint8Array, expectedRevision: string | undefined): { revision: string };
-  list(): Array<{ id: string; updatedAtMs: number }>;
-  remove(id: string): void;
-};
-
-/** An in-memory {@link ConfigStore}. */
-export function memoryConfigStore(initial?: Record<string, string>): {
-  get(configId: string): string | null;
-  set(configId: string, value: string): void;
-};
-
-/** An in-memory prompt history per workspace root, oldest first. */
-export function memoryPromptHistoryStore(options?: { maxEntries?: number; maxRecordBytes?: number }): {
-  load(workspaceRoot: string, limit: number): string[];
-  append(workspaceRoot: string, value: string): 'duplicate' | 'record_too_large' | undefined;
-  clear(workspaceRoot: string): void;
-};
-
-/** An in-memory OAuth record store with revisions; the bytes are never inspected. */
-export function memoryOAuthSessionStore(): {
-  load(): { bytes: Uint8Array; revision: string } | null;
-  commit(bytes: Uint8Array, expectedRevision: string | undefined): { revision: string };
-  remove(expectedRevision?: string): 'missing' | true;
-};

@@ -10,6 +10,9 @@ export {
   memoryPromptHistoryStore,
   memorySessionStore,
 } from './memory-stores.js';
+export { indexedDbOAuthSessionStore } from './stores/indexeddb-oauth-store.js';
+export { indexedDbSessionStore } from './stores/indexeddb-session-store.js';
+export { localStorageConfigStore, localStoragePromptHistoryStore } from './stores/localstorage-stores.js';
 
 let coreSource;
 
@@ -51,7 +54,7 @@ function describe(value) {
 export async function readSession(bytes) {
   requireBytes('readSession', bytes);
   const core = await loadCore();
-  return JSON.parse(core.readSessionJson(bytes));
+  return core.readSession(bytes);
 }
 
 /**

@@ -12,7 +12,8 @@ import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = join(root, 'pkg');
-const work = join(root, 'target', 'fx-build');
+const target = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
+const work = join(target, 'fx-build');
 const optimize = !process.argv.includes('--no-opt');
 
 // The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
@@ -72,7 +73,7 @@ async function buildArtifact({ name, cargoArgs }) {
     '--config', 'profile.release.strip=false', ...cargoArgs,
   ]);
   const raw = join(work, `${name}.raw.wasm`);
-  await cp(join(root, 'target', 'wasm32-unknown-unknown', 'release', 'fx_wasm.wasm'), raw);
+  await cp(join(target, 'wasm32-unknown-unknown', 'release', 'fx_wasm.wasm'), raw);
 
   const out = join(work, name);
   await rm(out, { recursive: true, force: true });
@@ -80,14 +81,14 @@ async function buildArtifact({ name, cargoArgs }) {
 
   await cp(join(out, `${name}.js`), join(pkg, `${name}.js`));
   const bindgenWasm = join(out, `${name}_bg.wasm`);
-  const target = join(pkg, `${name}.wasm`);
+  const file = join(pkg, `${name}.wasm`);
   if (optimize) {
     const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
-    run(wasmOpt, ['-Oz', ...WASM_FEATURES, ...STRIP, bindgenWasm, '-o', target]);
+    run(wasmOpt, ['-Oz', ...WASM_FEATURES, ...STRIP, bindgenWasm, '-o', file]);
   } else {
-    await cp(bindgenWasm, target);
+    await cp(bindgenWasm, file);
   }
-  return { raw: (await stat(bindgenWasm)).size, file: target };
+  return { raw: (await stat(bindgenWasm)).size, file };
 }
 
 async function main() {

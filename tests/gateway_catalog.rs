@@ -239,6 +239,7 @@ fn failure_classes() {
             "{status}"
         );
         assert!(error.to_string().contains(&status.to_string()), "{error}");
+        assert_eq!(error.is_authentication(), status == 401 || status == 403);
     }
     assert_eq!(catalog_request_headers(None, None), []);
     assert_eq!(catalog_request_headers(Some(""), Some("")), []);

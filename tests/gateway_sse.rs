@@ -652,3 +652,41 @@ fn continuation_overlap_table() {
     let long = "x".repeat(10_000);
     assert_eq!(continuation_overlap(&long, &long), 4096);
 }
+
+#[test]
+fn tool_call_identity_checks() {
+    use fx_wasm::gateway::completion::ToolCallIssue;
+    let call = |id: &str, name: &str, extra: &str| {
+        format!("data: {{\"type\":\"tool-call\",\"toolCallId\":\"{id}\",\"toolName\":\"{name}\",\"input\":{{}}{extra}}}\n")
+    };
+    let web = ",\"providerExecuted\":true";
+    let result = |id: &str| {
+        format!("data: {{\"type\":\"tool-result\",\"toolCallId\":\"{id}\",\"result\":1}}\n")
+    };
+    let cases: Vec<(String, Result<(), ToolCallIssue>)> = vec![
+        (format!("{}{}", call("a", "t", ""), call("b", "t", "")), Ok(())),
+        (format!("{}{}", call("w", "web_search", web), result("w")), Ok(())),
+        (call("", "t", ""), Err(ToolCallIssue::EmptyId { index: 0 })),
+        ("data: {\"type\":\"tool-call\",\"toolName\":\"t\"}\n".to_owned(), Err(ToolCallIssue::EmptyId { index: 0 })),
+        (format!("{}{}", call("a", "t", ""), call("b", "", "")), Err(ToolCallIssue::EmptyName { index: 1 })),
+        (format!("{}{}", call("a", "t", ""), call("a", "u", "")), Err(ToolCallIssue::DuplicateId { id: "a".into() })),
+        (
+            "data: {\"type\":\"tool-call\",\"toolCallId\":\"w\",\"toolName\":\"web_search\",\"input\":\"{bad\",\"providerExecuted\":true}\n".to_owned(),
+            Err(ToolCallIssue::MalformedProviderCall { id: "w".into() }),
+        ),
+        (format!("{}{}", call("a", "t", ""), result("a")), Err(ToolCallIssue::UnmatchedProviderResult { id: "a".into() })),
+    ];
+    for (stream, expected) in cases {
+        assert_eq!(
+            completion_from(&stream).check_tool_calls(),
+            expected,
+            "{stream}"
+        );
+    }
+    assert_eq!(
+        completion_from("data: {\"type\":\"tool-call\",\"toolCallId\":\"m\",\"toolName\":\"t\",\"input\":\"{bad\"}\n")
+            .check_tool_calls(),
+        Ok(()),
+        "malformed local arguments are answered, not rejected"
+    );
+}

@@ -427,3 +427,80 @@ fn every_cut_of_a_small_log() {
         }
     }
 }
+
+#[test]
+fn a_replacement_that_changes_identity_is_rolled_back() {
+    let mut env = FixedEnv::new(13, 1_790_000_000_000);
+    let mut s = new_session(&mut env);
+    s.commit_turn(&mut env, commit(text_turn("keep me", "ok"), 1))
+        .unwrap();
+    let before = s.bytes().to_vec();
+    let mut moved = s.state().clone();
+    moved.workspace_root = "/somewhere/else".into();
+    let err = s
+        .replace_state(&mut env, moved, ReplacementReason::Compaction)
+        .unwrap_err();
+    assert_eq!(
+        err.reason,
+        Reason::ImmutableIdentity("a state replacement changed the session identity")
+    );
+    assert_eq!(s.bytes(), before.as_slice());
+    s.commit_turn(&mut env, commit(text_turn("still works", "ok"), 2))
+        .unwrap();
+    assert_eq!(read_session(s.bytes()).unwrap().turns.len(), 2);
+}
+
+#[test]
+fn log_compaction_starts_a_new_generation_with_the_same_state() {
+    let mut env = FixedEnv::new(21, 1_790_000_000_000);
+    let mut s = new_session(&mut env);
+    let snapshot = s.stage_image(1, b"png bytes".to_vec()).unwrap();
+    let turn = HistoryTurn::Assistant(AssistantTurn {
+        user: UserTurn {
+            text: "look".into(),
+            images: vec![Image {
+                id: 1,
+                path: "/a.png".into(),
+                media_type: "image/png".into(),
+                snapshot: Some(snapshot),
+            }],
+            work_id: None,
+        },
+        assistant: "seen".into(),
+        execution: Execution::default(),
+    });
+    s.commit_turn(&mut env, commit(turn, 5)).unwrap();
+    for i in 0..5 {
+        s.commit_turn(&mut env, commit(sample_turn(i), 10 + i as u64))
+            .unwrap();
+    }
+    let before = s.state().clone();
+    let old_generation = decode_frames(s.bytes()).unwrap()[0].generation;
+    s.compact_log(&mut env).unwrap();
+    let loaded = load(s.bytes()).unwrap();
+    assert_eq!(loaded.state, before);
+    assert_ne!(loaded.generation, old_generation);
+    assert_eq!(loaded.blobs.len(), 1);
+    let kinds: Vec<&str> = decode_frames(s.bytes())
+        .unwrap()
+        .iter()
+        .map(|f| f.event.kind())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "session_started",
+            "state_replacement_started",
+            "state_replacement_chunk",
+            "state_replacement_committed"
+        ]
+    );
+    s.commit_turn(&mut env, commit(text_turn("after", "ok"), 99))
+        .unwrap();
+    assert_eq!(read_session(s.bytes()).unwrap().turns.len(), 7);
+    let files = fx_wasm::log::export_native(s.bytes()).unwrap();
+    assert_eq!(
+        fx_wasm::log::import_native(&files).unwrap().len(),
+        s.bytes().len()
+    );
+}

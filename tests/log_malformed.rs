@@ -1353,3 +1353,44 @@ mod replacement {
         );
     }
 }
+
+#[test]
+fn a_state_document_may_hold_the_rich_usage_form() {
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
+    let l = lines(&events("interactive"));
+    let chunk: Value = serde_json::from_str(&l[34]).unwrap();
+    let doc = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(chunk["payload"]["base64"].as_str().unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    let rich = doc
+        .replacen("\"usage\":{\"billing\"", "\"usage\":{\"schema_version\":2,\"billing\"", 1)
+        .replacen("\"cache_write_tokens\":0,\"billable", "\"cache_write_tokens\":0,\"reasoning_tokens\":0,\"request_count\":null,\"billable", 1)
+        .replacen("\"pending\":[]}}", "\"pending\":[],\"publication_backlog\":[],\"incidents\":[{\"occurred_at_ms\":5,\"completeness\":\"incomplete\"}]}}", 1);
+    assert_ne!(rich, doc);
+    let sha: String = Sha256::digest(rich.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut frames: Vec<Value> = l[33..36]
+        .iter()
+        .map(|s| serde_json::from_str(s).unwrap())
+        .collect();
+    for i in [0, 2] {
+        frames[i]["payload"]["encoded_bytes"] = json!(rich.len());
+        frames[i]["payload"]["sha256"] = json!(sha);
+    }
+    frames[1]["payload"]["raw_bytes"] = json!(rich.len());
+    frames[1]["payload"]["chunk_sha256"] = json!(sha);
+    frames[1]["payload"]["base64"] =
+        json!(base64::engine::general_purpose::STANDARD.encode(rich.as_bytes()));
+    let mut out = l.clone();
+    for (i, v) in frames.iter().enumerate() {
+        out[33 + i] = serde_json::to_string(v).unwrap();
+    }
+    let v = read_session(&join(&out[..36])).unwrap();
+    assert_eq!(v.usage.api_duration_ms, 216);
+}

@@ -86,3 +86,28 @@ fn checkpoint_state_documents_round_trip() {
         assert_eq!(state.encode_document(), doc, "{scenario}");
     }
 }
+
+#[test]
+fn replaying_up_to_each_checkpoint_gives_fx_state_document() {
+    // checkpoint.json holds fx's own state at `through_seq`: our replay of the same prefix must
+    // encode to exactly those bytes.
+    for scenario in SCENARIOS {
+        let dir = log_common::session_dir(scenario);
+        let text = std::fs::read_to_string(dir.join("checkpoint.json")).unwrap();
+        let head: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let through = head["through_event_log_bytes"].as_u64().unwrap() as usize;
+        let start = text.find(",\"state\":").unwrap() + ",\"state\":".len();
+        let doc = &text.as_bytes()[start..text.len() - 1];
+        let loaded = load(&events(scenario)[..through]).unwrap();
+        assert_eq!(
+            loaded.last_seq,
+            head["through_seq"].as_u64().unwrap(),
+            "{scenario}"
+        );
+        assert_eq!(
+            String::from_utf8(loaded.state.encode_document()).unwrap(),
+            std::str::from_utf8(doc).unwrap(),
+            "{scenario}"
+        );
+    }
+}

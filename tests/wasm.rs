@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use fx_wasm::api::session::{export_native_session, import_native_session, read_session_json};
+use fx_wasm::api::session::{export_native_session, import_native_session, read_session};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -32,19 +32,32 @@ fn assert_session_invalid(err: &JsValue) -> String {
 }
 
 #[wasm_bindgen_test]
-fn read_session_gives_the_view_as_json() {
-    let json = read_session_json(SIMPLE).expect("simple fixture loads");
-    let view: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(view["id"], SIMPLE_ID);
-    assert_eq!(view["turns"][0]["user"]["text"], "say hello");
-    assert_eq!(view["turns"][0]["assistant"], "Hello world.");
+fn read_session_gives_a_plain_object() {
+    let view = read_session(SIMPLE).expect("simple fixture loads");
+    assert_eq!(prop(&view, "id").as_string().as_deref(), Some(SIMPLE_ID));
+    let turns: js_sys::Array = prop(&view, "turns").dyn_into().unwrap();
+    let turn = turns.get(0);
+    assert_eq!(
+        prop(&turn, "kind").as_string().as_deref(),
+        Some("assistant")
+    );
+    assert_eq!(
+        prop(&prop(&turn, "user"), "text").as_string().as_deref(),
+        Some("say hello")
+    );
+    assert_eq!(
+        prop(&turn, "assistant").as_string().as_deref(),
+        Some("Hello world.")
+    );
+    // Option::None crosses as null (not undefined), as in JSON.
+    assert!(prop(&view, "recovery").is_null());
 }
 
 #[wasm_bindgen_test]
 fn invalid_bytes_become_a_coded_js_error_naming_the_seq() {
     let mut bytes = SIMPLE.to_vec();
     bytes.truncate(bytes.len() - 10);
-    let err = read_session_json(&bytes).unwrap_err();
+    let err = read_session(&bytes).unwrap_err();
     let message = assert_session_invalid(&err);
     assert!(
         message.contains("seq 7"),

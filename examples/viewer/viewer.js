@@ -89,24 +89,28 @@ function render(view) {
   $('title').textContent = view.title || '(untitled session)';
   const prefs = view.preferences ?? {};
   const usage = view.usage ?? {};
+  const cost = usage.totalCost ? `, $${usage.totalCost.toFixed(4)}` : '';
   const facts = [
     ['Session', view.id],
-    ['Workspace', view.workspaceRoot],
+    ['Workspace', view.workspaceRoot === view.originWorkspaceRoot || !view.originWorkspaceRoot
+      ? view.workspaceRoot : `${view.workspaceRoot} (started in ${view.originWorkspaceRoot})`],
     ['Created', formatTime(view.createdAtMs)],
     ['Updated', formatTime(view.updatedAtMs)],
     ['Model', `${prefs.model ?? '—'} (effort ${prefs.effort ?? '—'}, fast mode ${prefs.fastMode ? 'on' : 'off'}, via ${prefs.provider ?? '—'})`],
-    ['Tokens', `${usage.inputTokens ?? 0} in, ${usage.outputTokens ?? 0} out`],
+    ['Tokens', `${view.totalInputTokens ?? 0} in, ${view.totalOutputTokens ?? 0} out${cost}`],
     ['Turns', String(view.turns?.length ?? 0)],
   ];
   $('facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', { textContent: k }), el('dd', { textContent: v ?? '—' })]));
-  $('turns').replaceChildren(...(view.turns ?? []).map(renderTurn));
+  const cards = (view.turns ?? []).map(renderTurn);
+  if (view.recovery) cards.push(renderRecovery(view.recovery));
+  $('turns').replaceChildren(...cards);
   $('session').hidden = false;
 }
 
 function renderTurn(turn, index) {
   const head = el('header', {}, el('span', { textContent: `Turn ${index + 1}` }));
   if (turn.kind === 'interrupted') {
-    head.append(el('span', { class: `badge ${turn.terminalReason}`, textContent: `interrupted: ${turn.terminalReason}` }));
+    head.append(el('span', { class: `badge ${turn.reason}`, textContent: `interrupted: ${turn.reason}` }));
   } else if (turn.kind !== 'assistant') {
     head.append(el('span', { class: 'badge', textContent: turn.kind.replace('_', ' ') }));
   }
@@ -134,7 +138,25 @@ function renderTurn(turn, index) {
   }
   const partial = turn.kind === 'interrupted' ? 'fx (partial)' : 'fx';
   if (turn.assistant) body.append(block(partial, turn.assistant, 'assistant'));
+  if (turn.files?.length) {
+    body.append(el('p', { class: 'muted', textContent: `Files: ${turn.files.map((f) => `${f.action} ${f.path}${f.status === 'failure' ? ' (failed)' : ''}`).join(', ')}` }));
+  }
   else if (turn.kind === 'interrupted') body.append(el('p', { class: 'muted', textContent: 'No answer: the turn stopped first.' }));
+  return el('li', { class: 'turn' }, head, body);
+}
+
+/** A turn that stopped on a provider error and can be continued. */
+function renderRecovery(recovery) {
+  const head = el('header', {},
+    el('span', { textContent: 'Pending turn' }),
+    el('span', { class: 'badge interrupted', textContent: `${recovery.cause.replaceAll('_', ' ')}: ${recovery.action.replaceAll('_', ' ')}` }));
+  const body = el('div', { class: 'body' }, block('You', recovery.user?.text ?? '', 'user'));
+  for (const step of recovery.steps ?? []) {
+    if (step.assistant) body.append(block('fx', step.assistant, 'assistant'));
+    const results = new Map((step.toolResults ?? []).map((r) => [r.toolCallId, r]));
+    for (const call of step.toolCalls ?? []) body.append(renderTool(call, results.get(call.id)));
+  }
+  if (recovery.assistant) body.append(block('fx (so far)', recovery.assistant, 'assistant'));
   return el('li', { class: 'turn' }, head, body);
 }
 
@@ -161,8 +183,7 @@ function renderTool(call, result, note) {
   if (note) line.append(el('span', { class: 'badge interrupted', textContent: note }));
   if (!result) return box;
   line.append(el('span', { class: `badge ${result.status}`, textContent: result.status }));
-  const proc = result.commandProcessPresentation;
-  if (proc) line.append(el('span', { class: 'muted', textContent: proc.kind === 'exit_code' ? `exit ${proc.value}` : `signal ${proc.value}` }));
+  if (typeof result.exitCode === 'number') line.append(el('span', { class: 'muted', textContent: `exit ${result.exitCode}` }));
   const output = prettyOutput(result.output ?? '');
   const lines = output.split('\n');
   const preview = lines.length > 12 ? `${lines.slice(0, 12).join('\n')}\n…` : output;

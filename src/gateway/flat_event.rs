@@ -1,25 +1,35 @@
-//! Fast recognition of the flat `{"type":..,"id":..,"delta":..}` events that make up almost all
-//! of a response, and word-at-a-time byte searches used by the SSE decoder.
+//! Fast recognition of the flat `{"type":"text-delta","id":..,"delta":..}` events that make up
+//! almost all of a response, and word-at-a-time byte searches used by the SSE decoder.
 //!
 //! Everything here is a shortcut: when in doubt it answers `None` and the caller takes the
 //! general serde path, which yields the same values.
+
+/// Bytes that end a plain string token: `"`, `\\` and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        table[i] = true;
+        i += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Whether any byte of `word` is zero (exact for existence).
-#[inline(always)]
 fn has_zero(word: u64) -> bool {
     word.wrapping_sub(ONES) & !word & HIGHS != 0
 }
 
 /// Whether any byte of `word` is below `limit` (`limit` ≤ 128; exact for existence).
-#[inline(always)]
 fn has_less(word: u64, limit: u8) -> bool {
     word.wrapping_sub(ONES.wrapping_mul(u64::from(limit))) & !word & HIGHS != 0
 }
 
-#[inline(always)]
 fn load(chunk: &[u8]) -> u64 {
     <[u8; 8]>::try_from(chunk).map_or(u64::MAX, u64::from_le_bytes)
 }
@@ -67,103 +77,115 @@ fn find_string_end(bytes: &[u8]) -> Option<usize> {
         .and_then(|p| offset.checked_add(p))
 }
 
-/// The fields of a flat event object recognised by [`scan_flat_event`].
-pub(crate) struct FlatEvent<'a> {
-    pub(crate) ty: &'a str,
+/// Which delta a flat event carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DeltaKind {
+    /// `text-delta`.
+    Text,
+    /// `reasoning-delta`.
+    Reasoning,
+}
+
+/// A `text-delta` or `reasoning-delta` recognised by [`scan_flat_delta`].
+#[derive(Debug)]
+pub(crate) struct FlatDelta<'a> {
+    pub(crate) kind: DeltaKind,
     pub(crate) delta: Option<&'a str>,
 }
 
-/// Recognises an object whose only keys are `type`, `id` and `delta` (each at most once) and
-/// whose values are strings without escapes or control characters, followed by nothing but
-/// whitespace. Returns `None` for anything else, including inputs serde would accept; those take
-/// the general path. Whatever it accepts, serde would decode to the same values.
-pub(crate) fn scan_flat_event(payload: &[u8]) -> Option<FlatEvent<'_>> {
-    let mut cursor = FlatCursor {
-        bytes: payload,
-        pos: 0,
+/// Recognises a `text-delta` / `reasoning-delta` object whose only keys are `type`, `id` and
+/// `delta` (each at most once) and whose values are strings without escapes or control
+/// characters, followed by nothing but whitespace. Returns `None` for anything else, including
+/// inputs serde would accept; those take the general path. Whatever it accepts, serde would
+/// decode to the same values.
+pub(crate) fn scan_flat_delta(payload: &[u8]) -> Option<FlatDelta<'_>> {
+    // Quotes are ASCII, so every string between them in a valid UTF-8 payload is valid too. An
+    // all-ASCII payload (the usual case) is valid UTF-8 without a full validation pass; only
+    // the delta is converted then.
+    let ascii = payload.is_ascii();
+    let text = if ascii {
+        None
+    } else {
+        Some(std::str::from_utf8(payload).ok()?)
     };
-    cursor.skip_ws();
-    cursor.expect(b'{')?;
-    let mut ty = None;
-    let mut id = None;
+    let bytes = payload;
+    let mut pos = skip_ws(bytes, 0);
+    if bytes.get(pos) != Some(&b'{') {
+        return None;
+    }
+    let mut kind = None;
+    let mut seen_id = false;
     let mut delta = None;
     loop {
-        cursor.skip_ws();
-        let key = cursor.plain_string()?;
-        cursor.skip_ws();
-        cursor.expect(b':')?;
-        cursor.skip_ws();
-        let value = cursor.plain_string()?;
-        let slot = match key {
-            b"type" => &mut ty,
-            b"id" => &mut id,
-            b"delta" => &mut delta,
-            _ => return None,
-        };
-        if slot.replace(value).is_some() {
+        pos = skip_ws(bytes, pos.checked_add(1)?);
+        let (key_start, key_end) = plain_string(bytes, pos)?;
+        pos = skip_ws(bytes, key_end.checked_add(1)?);
+        if bytes.get(pos) != Some(&b':') {
             return None;
         }
-        cursor.skip_ws();
-        match cursor.next()? {
+        pos = skip_ws(bytes, pos.checked_add(1)?);
+        let (value_start, value_end) = plain_string(bytes, pos)?;
+        let value = bytes.get(value_start..value_end)?;
+        match bytes.get(key_start..key_end)? {
+            b"type" if kind.is_none() => {
+                kind = Some(match value {
+                    b"text-delta" => DeltaKind::Text,
+                    b"reasoning-delta" => DeltaKind::Reasoning,
+                    _ => return None,
+                });
+            }
+            b"id" if !seen_id => seen_id = true,
+            b"delta" if delta.is_none() => {
+                delta = Some(match text {
+                    Some(text) => text.get(value_start..value_end)?,
+                    None => std::str::from_utf8(value).ok()?,
+                });
+            }
+            _ => return None,
+        }
+        pos = skip_ws(bytes, value_end.checked_add(1)?);
+        match bytes.get(pos)? {
             b',' => {}
             b'}' => break,
             _ => return None,
         }
     }
-    cursor.skip_ws();
-    if cursor.pos != payload.len() {
+    if skip_ws(bytes, pos.checked_add(1)?) != bytes.len() {
         return None;
     }
-    if let Some(id) = id {
-        std::str::from_utf8(id).ok()?;
-    }
-    Some(FlatEvent {
-        ty: std::str::from_utf8(ty?).ok()?,
-        delta: match delta {
-            Some(bytes) => Some(std::str::from_utf8(bytes).ok()?),
-            None => None,
-        },
-    })
+    Some(FlatDelta { kind: kind?, delta })
 }
 
-struct FlatCursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+#[inline]
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        pos = pos.saturating_add(1);
+    }
+    pos
 }
 
-impl<'a> FlatCursor<'a> {
-    #[inline(always)]
-    fn skip_ws(&mut self) {
-        while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.pos = self.pos.saturating_add(1);
-        }
+/// For a string token starting at `pos` (the opening quote) without escapes or control
+/// characters, the range of its contents; the closing quote sits at the range's end.
+#[inline]
+fn plain_string(bytes: &[u8], pos: usize) -> Option<(usize, usize)> {
+    if bytes.get(pos) != Some(&b'"') {
+        return None;
     }
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<u8> {
-        let byte = *self.bytes.get(self.pos)?;
-        self.pos = self.pos.saturating_add(1);
-        Some(byte)
+    let start = pos.checked_add(1)?;
+    let rest = bytes.get(start..)?;
+    // Short strings (keys, ids, small deltas) are quicker to scan byte by byte.
+    let head = rest.get(..16).unwrap_or(rest);
+    let len = match head
+        .iter()
+        .position(|&b| STRING_STOP.get(usize::from(b)) == Some(&true))
+    {
+        Some(len) => len,
+        None => find_string_end(rest.get(16..)?)?.checked_add(16)?,
+    };
+    if rest.get(len) != Some(&b'"') {
+        return None;
     }
-
-    #[inline(always)]
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        (self.next()? == byte).then_some(())
-    }
-
-    /// A string token without escapes or control characters; returns its contents.
-    #[inline(always)]
-    fn plain_string(&mut self) -> Option<&'a [u8]> {
-        self.expect(b'"')?;
-        let rest = self.bytes.get(self.pos..)?;
-        let len = find_string_end(rest)?;
-        if rest.get(len) != Some(&b'"') {
-            return None;
-        }
-        let contents = rest.get(..len)?;
-        self.pos = self.pos.saturating_add(len).saturating_add(1);
-        Some(contents)
-    }
+    Some((start, start.checked_add(len)?))
 }
 
 #[cfg(test)]
@@ -194,11 +216,18 @@ mod tests {
     }
 
     #[test]
-    fn flat_events_are_recognised() {
-        let event = scan_flat_event(br#"{"type":"text-delta","id":"t","delta":"abcd"}"#).unwrap();
-        assert_eq!((event.ty, event.delta), ("text-delta", Some("abcd")));
-        assert!(scan_flat_event(br#"{"type":"text-delta","toolName":"x"}"#).is_none());
-        assert!(scan_flat_event(br#"{}"#).is_none());
-        assert!(scan_flat_event(br#"{"id":"x"}"#).is_none());
+    fn flat_deltas_are_recognised() {
+        let event = scan_flat_delta(br#"{"type":"text-delta","id":"t","delta":"abcd"}"#).unwrap();
+        assert_eq!((event.kind, event.delta), (DeltaKind::Text, Some("abcd")));
+        let long =
+            scan_flat_delta(br#"{"type":"reasoning-delta","delta":"0123456789abcdefghij\"}"#);
+        assert!(long.is_none(), "escape after the first 16 bytes");
+        let long = scan_flat_delta(br#"{"type":"reasoning-delta","delta":"0123456789abcdefghij"}"#);
+        assert_eq!(long.unwrap().delta, Some("0123456789abcdefghij"));
+        assert!(scan_flat_delta(br#"{"type":"text-delta","toolName":"x"}"#).is_none());
+        assert!(scan_flat_delta(br#"{"type":"finish","delta":"x"}"#).is_none());
+        assert!(scan_flat_delta(br#"{}"#).is_none());
+        assert!(scan_flat_delta(br#"{"id":"x"}"#).is_none());
+        assert!(scan_flat_delta(br#"{"delta":"x","id":"y"}"#).is_none());
     }
 }

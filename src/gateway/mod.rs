@@ -59,7 +59,7 @@ pub mod request;
 pub mod sse;
 
 pub use catalog::{Catalog, CatalogError, Effort, ModelInfo, DEFAULT_MODEL_ID};
-pub use completion::{Billing, Completion, Disposition, StreamAccumulator};
+pub use completion::{Billing, Completion, Disposition, StreamAccumulator, ToolCallIssue};
 pub use endpoint::{ChatEndpoint, EndpointError, CANONICAL_CHAT_URL};
 pub use error::{ProviderError, RetryCause, RetryDecision, RetryState};
 pub use events::{Finish, FinishReason, SseEvent, StreamError, ToolCall, Usage};

@@ -18,7 +18,7 @@ use thiserror::Error;
 use super::events::{
     parse_finish, parse_stream_error, ProviderToolResult, ResponseMetadata, SseEvent, ToolCall,
 };
-use super::flat_event::{find_byte, scan_flat_event};
+use super::flat_event::{find_byte, scan_flat_delta, DeltaKind};
 
 /// Longest SSE line accepted (32 MiB).
 pub const MAX_SSE_LINE_BYTES: usize = 32 * 1024 * 1024;
@@ -277,16 +277,11 @@ impl SseDecoder {
     fn handle_payload(&mut self, payload: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         // Fast path for the common `{"type":"text-delta","id":"..","delta":".."}` shape; anything
         // it does not fully understand goes through serde below, with the same result.
-        if let Some(flat) = scan_flat_event(payload) {
-            match flat.ty {
-                "text-delta" | "reasoning-delta" => {
-                    if let Some(delta) = flat.delta.filter(|d| !d.is_empty()) {
-                        self.push_delta(out, Cow::Borrowed(delta), flat.ty == "text-delta");
-                    }
-                    return Ok(());
-                }
-                _ => {}
+        if let Some(flat) = scan_flat_delta(payload) {
+            if let Some(delta) = flat.delta.filter(|d| !d.is_empty()) {
+                self.push_delta(out, Cow::Borrowed(delta), flat.kind == DeltaKind::Text);
             }
+            return Ok(());
         }
         let Ok(event) = serde_json::from_slice::<RawEvent<'_>>(payload) else {
             return Ok(());

@@ -65,7 +65,7 @@ pub struct Session {
     /// Image bytes staged by [`Session::stage_image`], written before the first frame that
     /// references them.
     staged: Vec<(ImageSnapshot, Vec<u8>)>,
-    written_blobs: Vec<String>,
+    written_blobs: std::collections::HashSet<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -113,7 +113,7 @@ impl Session {
             bytes: Vec::new(),
             reducer: Reducer::default(),
             staged: Vec::new(),
-            written_blobs: Vec::new(),
+            written_blobs: Default::default(),
         };
         let frame = Frame {
             generation: random16(env),
@@ -295,8 +295,67 @@ impl Session {
         mut next: SessionState,
         reason: ReplacementReason,
     ) -> Result<(), LogError> {
-        let seq = self.reducer.last_seq + 1;
         next.updated_at_ms = env.now_ms();
+        self.write_replacement(env, &next, reason)
+    }
+
+    /// Rewrites the log as a new generation (fx's log compaction, §5.5): a `session_started`
+    /// frame and a `log_compaction` replacement holding the whole state, plus the image blobs.
+    /// fx does this once a generation passes 4096 frames or 128 MiB; it costs O(state).
+    ///
+    /// # Errors
+    /// [`Reason::BlobTooLarge`] when the state document is over 16 MiB.
+    pub fn compact_log(&mut self, env: &mut dyn Environment) -> Result<(), LogError> {
+        let state = self.state().clone();
+        let started = SessionStarted {
+            id: state.id.clone(),
+            created_at_ms: state.created_at_ms,
+            origin_workspace_root: state.origin_workspace_root.clone(),
+            workspace_root: state.workspace_root.clone(),
+            conversation_language: state.conversation_language.clone(),
+            preferences: state.preferences.clone(),
+            usage: state.usage.clone(),
+        };
+        let old_bytes = std::mem::take(&mut self.bytes);
+        let old_reducer = std::mem::take(&mut self.reducer);
+        let frame = Frame {
+            generation: random16(env),
+            seq: 1,
+            event_id: random16(env),
+            timestamp_ms: state.updated_at_ms,
+            event: Event::SessionStarted(started),
+        };
+        let result = self
+            .push_frame(&frame)
+            .and_then(|()| self.write_replacement(env, &state, ReplacementReason::LogCompaction));
+        if let Err(e) = result {
+            self.bytes = old_bytes;
+            self.reducer = old_reducer;
+            return Err(e);
+        }
+        // Carry over the image blobs the state still references (they are already verified).
+        self.written_blobs.clear();
+        if let Ok(old) = replay(&old_bytes, |_, _| {}) {
+            for blob in &old.blobs {
+                if self.reducer.snapshots.get(&blob.path) != Some(&blob.sha256) {
+                    continue;
+                }
+                if let Some(record) = old_bytes.get(blob.record_start..blob.start + blob.len + 1) {
+                    self.bytes.extend_from_slice(record);
+                    self.written_blobs.insert(blob.path.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn write_replacement(
+        &mut self,
+        env: &mut dyn Environment,
+        next: &SessionState,
+        reason: ReplacementReason,
+    ) -> Result<(), LogError> {
+        let seq = self.reducer.last_seq + 1;
         let doc = next.encode_document();
         if doc.len() as u64 > MAX_STATE_BYTES {
             return Err(LogError::at(
@@ -420,7 +479,7 @@ impl Session {
                 let (snapshot, bytes) = self.staged.swap_remove(pos);
                 self.bytes
                     .extend_from_slice(&encode_blob(&snapshot.path, &bytes));
-                self.written_blobs.push(snapshot.path);
+                self.written_blobs.insert(snapshot.path);
             }
         }
     }

@@ -19,6 +19,8 @@ pub struct BlobRecord {
     /// Relative path inside the session directory (`images/image-<id>-<sha16>.bin`).
     pub path: String,
     pub sha256: [u8; 32],
+    /// Offset of the record's `#fx-blob` line in the session bytes.
+    pub record_start: usize,
     /// Byte range of the raw content in the session bytes.
     pub start: usize,
     pub len: usize,
@@ -113,6 +115,7 @@ pub(crate) fn parse_blob(bytes: &[u8], start: usize) -> Result<(BlobRecord, usiz
         BlobRecord {
             path: (*path).to_owned(),
             sha256,
+            record_start: start,
             start: data_start,
             len,
         },

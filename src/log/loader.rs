@@ -90,6 +90,7 @@ pub(crate) fn replay(
 ) -> Result<Replayed, LogError> {
     let mut reducer = Reducer::default();
     let mut blobs: Vec<BlobRecord> = Vec::new();
+    let mut blob_paths = std::collections::HashSet::new();
     let mut pos = 0usize;
     let mut events_len = 0u64;
     let mut first_frame_len = 0u64;
@@ -99,7 +100,7 @@ pub(crate) fn replay(
         let seq = frames + 1;
         if rest.starts_with(BLOB_PREFIX) {
             let (blob, next) = parse_blob(bytes, pos).map_err(|r| LogError::at(seq, r))?;
-            if blobs.iter().any(|b| b.path == blob.path) {
+            if !blob_paths.insert(blob.path.clone()) {
                 return Err(LogError::at(
                     seq,
                     Reason::InvalidBlob(format!("{} appears twice", blob.path)),

@@ -5,10 +5,11 @@
 //! - [`error`]: [`LogError`] (seq + typed [`Reason`]), code `FX_SESSION_INVALID`.
 //! - `json`: strict tree parser, typed readers with JSON paths, canonical writer (Zig escaping,
 //!   plain-decimal floats, lowercase hex, durable bytes).
-//! - [`types`], [`turn`], [`execution`], [`usage`], [`checkpoint`]: payload types and codecs.
+//! - [`types`], [`turn`], [`execution`], [`presentation`], [`usage`], [`checkpoint`]: payload
+//!   types and codecs.
 //! - [`event`]: frames and the ten event kinds. [`state`]: the session state and its
 //!   order-sensitive state document.
-//! - [`reducer`] (crate-private) and [`loader`]: strict replay of session bytes.
+//! - `reducer` (crate-private) and [`loader`]: strict replay of session bytes.
 //! - [`appender`]: builds new sessions and appends frames the way fx does.
 //! - [`display`], [`view`]: title/preview derivation and the JS view.
 //! - [`native`]: export to / import from a native fx session directory.
@@ -28,6 +29,28 @@
 //!
 //! The whole byte string is committed: a last line without `\n` is a truncated frame and an
 //! error (there is no watermark beyond the end).
+//!
+//! # Errors
+//!
+//! Every rejection is a [`LogError`]: `seq` is the 1-based position of the offending line among
+//! the frames (the seq it carries in a valid log), `None` for whole-log problems (empty input,
+//! an unreferenced blob, a bad directory); `reason` is a [`Reason`] variant per rule, with the
+//! JSON path where one applies. Loading is linear in the input and never panics.
+//!
+//! # Canonical bytes
+//!
+//! [`Frame::encode`] writes fx's canonical form, so decoding and re-encoding an fx-written log
+//! gives it back byte for byte. Like fx, re-encoding canonicalizes what the reader tolerates:
+//! whitespace and key order, provider/effort case and aliases, legacy result schemas (→ 3),
+//! a missing `terminal_reason` or image snapshot keys, legacy summary keys, and repaired
+//! `arguments_json`. Session bytes themselves are never rewritten: the appender only appends.
+//!
+//! # Known gaps
+//!
+//! - Permission state schema 1 (read-only in fx) is rejected: its layout is not specified.
+//! - The rich usage form is accepted in state documents but only its rollback-readable
+//!   projection is kept; `usage-v2.json` is neither read nor written.
+//! - The 256 KiB cap on a state document's `usage` value is not enforced.
 
 pub mod appender;
 pub mod blob;
@@ -39,6 +62,7 @@ pub mod execution;
 pub(crate) mod json;
 pub mod loader;
 pub mod native;
+pub mod presentation;
 pub(crate) mod reducer;
 pub mod state;
 pub mod turn;

@@ -44,12 +44,7 @@ fn events_only(bytes: &[u8], loaded: &Loaded) -> Vec<u8> {
     let mut out = Vec::with_capacity(usize::try_from(loaded.events_len).unwrap_or(0));
     let mut pos = 0usize;
     for blob in &loaded.blobs {
-        // A record starts at the line before its content: find it by walking back from `start`.
-        let header_start = bytes
-            .get(..blob.start.saturating_sub(1))
-            .and_then(|head| head.iter().rposition(|&b| b == b'\n').map(|i| i + 1))
-            .unwrap_or(0);
-        out.extend_from_slice(bytes.get(pos..header_start).unwrap_or_default());
+        out.extend_from_slice(bytes.get(pos..blob.record_start).unwrap_or_default());
         pos = blob.start + blob.len + 1;
     }
     out.extend_from_slice(bytes.get(pos..).unwrap_or_default());

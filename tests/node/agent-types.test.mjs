@@ -131,7 +131,7 @@ async function main(): Promise<StopReason> {
 }
 
 const history = memoryPromptHistoryStore({ maxEntries: 10 });
-const appended: 'duplicate' | 'record_too_large' | undefined = history.append('/w', 'ls');
+const appended = history.append('/w', 'ls', Date.now());
 const oauth = memoryOAuthSessionStore();
 oauth.commit(new Uint8Array([1]), undefined);
 

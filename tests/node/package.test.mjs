@@ -3,9 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -51,18 +51,21 @@ console.log(JSON.stringify({ wasm, term, name: err.name, code: err.code }));
 test('the packed files are the ones the package needs', async () => {
   const listing = JSON.parse(run('npm', ['pack', '--dry-run', '--json', pkgDir], root));
   const files = listing[0].files.map((f) => f.path).sort();
-  assert.deepEqual(files, [
+  // Every module of js/ ships, plus the artifacts and the package files; nothing else.
+  const jsFiles = (await readdir(join(root, 'js'), { recursive: true }))
+    .filter((f) => /\.(js|d\.ts)$/.test(f))
+    .map((f) => f.split(sep).join('/'));
+  const expected = [
     'LICENSE',
     'README.md',
     'fx-core.js',
     'fx-core.wasm',
     'fx-term.js',
     'fx-term.wasm',
-    'index.d.ts',
-    'index.js',
     'package.json',
-    'wasm.js',
-  ]);
+    ...jsFiles,
+  ].sort();
+  assert.deepEqual(files, expected);
 });
 
 test('the public types check with tsc --noEmit', async () => {
@@ -75,7 +78,7 @@ setWasm(new URL('https://cdn.example/fx-core.wasm'));
 
 async function titles(bytes: Uint8Array): Promise<string[]> {
   const view: SessionView = await readSession(bytes);
-  const lines: string[] = [view.title, view.preferences.model, String(view.usage.inputTokens)];
+  const lines: string[] = [view.title, view.preferences.model, String(view.totalInputTokens + view.usage.totalCost)];
   for (const turn of view.turns) lines.push(describe(turn));
   return lines;
 }
@@ -85,7 +88,7 @@ function describe(turn: SessionTurn): string {
     case 'assistant':
       return turn.user.text + ' -> ' + turn.assistant + turn.steps.map((s) => s.toolResults.map(exit).join()).join();
     case 'interrupted':
-      return turn.user.text + ' (' + turn.terminalReason + ')' + (turn.toolCall?.name ?? '');
+      return turn.user.text + ' (' + turn.reason + ')' + (turn.toolCall?.name ?? '');
     case 'background_command':
       return turn.user.text;
     case 'compacted_summary':
@@ -94,8 +97,7 @@ function describe(turn: SessionTurn): string {
 }
 
 function exit(result: ToolResult): string {
-  const p = result.commandProcessPresentation;
-  return result.status + (p?.kind === 'exit_code' ? ' exit ' + p.value : '');
+  return result.status + (result.exitCode === null ? '' : ' exit ' + result.exitCode);
 }
 
 async function roundTrip(bytes: Uint8Array): Promise<Uint8Array> {

@@ -83,6 +83,20 @@ describe('malformed logs', () => {
   }
 });
 
+test('a log cut at any byte is read or rejected with FX_SESSION_INVALID, never a trap', async () => {
+  const { events } = fixtures.simple;
+  const newlines = new Set([...events].flatMap((b, i) => (b === 10 ? [i + 1] : [])));
+  for (let cut = 0; cut < events.length; cut++) {
+    const outcome = await readSession(events.subarray(0, cut)).then(
+      (view) => `read ${view.turns.length} turns`,
+      (err) => (err.code === 'FX_SESSION_INVALID' ? 'rejected' : `${err.name}: ${err.message}`),
+    );
+    // Cut on a frame boundary, the prefix is a valid log (except the empty one).
+    const want = newlines.has(cut) ? /^read/ : /^rejected$/;
+    assert.match(outcome, want, `cut at byte ${cut}`);
+  }
+});
+
 describe('argument types', () => {
   const notBytes = ['text', 42, null, undefined, [1, 2, 3], new ArrayBuffer(4), new Uint16Array(2), {}];
   for (const value of notBytes) {

@@ -41,6 +41,11 @@ test('every source form resolves to something the glue can instantiate', async (
   await assert.rejects(resolveWasmSource(Promise.resolve(7)), TypeError);
 });
 
+test('a failed load is reported, and the next call loads again', async () => {
+  setWasm(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 255]));
+  await assert.rejects(readSession(new Uint8Array(1)), WebAssembly.CompileError);
+});
+
 test('the session functions run on a module loaded from host-supplied bytes', async () => {
   setWasm(new Uint8Array(wasmBytes));
   await assert.rejects(readSession(new TextEncoder().encode('not a log\n')), {

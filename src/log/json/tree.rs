@@ -204,36 +204,34 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Bytes from `pos` up to the next `"`, `\\` or control byte.
+    fn plain_run(&mut self) -> &'a str {
+        let bytes = self.src.as_bytes().get(self.pos..).unwrap_or_default();
+        let len = bytes
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .unwrap_or(bytes.len());
+        let start = self.pos;
+        self.pos += len;
+        // The run ends before an ASCII byte (or at the end), so it is a char boundary.
+        self.src.get(start..self.pos).unwrap_or_default()
+    }
+
     /// Scans a string token; borrows the source when it has no escapes.
     fn string(&mut self) -> Result<Cow<'a, str>, Reason> {
         self.pos += 1;
-        let start = self.pos;
-        loop {
-            match self.peek() {
-                None => return Err(self.err("unterminated string")),
-                Some(b'"') => {
-                    let text = self
-                        .src
-                        .get(start..self.pos)
-                        .ok_or_else(|| self.err("bad string"))?;
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(text));
-                }
-                Some(b'\\') => break,
-                Some(0..=0x1f) => return Err(self.err("control character in string")),
-                Some(_) => self.pos += 1,
-            }
-        }
-        let mut out = String::from(self.src.get(start..self.pos).unwrap_or_default());
-        loop {
-            let run_start = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
+        let first = self.plain_run();
+        match self.peek() {
+            Some(b'"') => {
                 self.pos += 1;
+                return Ok(Cow::Borrowed(first));
             }
-            out.push_str(self.src.get(run_start..self.pos).unwrap_or_default());
+            Some(b'\\') => {}
+            Some(_) => return Err(self.err("control character in string")),
+            None => return Err(self.err("unterminated string")),
+        }
+        let mut out = String::from(first);
+        loop {
             match self.peek() {
                 None => return Err(self.err("unterminated string")),
                 Some(b'"') => {
@@ -243,6 +241,8 @@ impl<'a> Lexer<'a> {
                 Some(b'\\') => {
                     self.pos += 1;
                     self.escape(&mut out)?;
+                    let run = self.plain_run();
+                    out.push_str(run);
                 }
                 Some(_) => return Err(self.err("control character in string")),
             }

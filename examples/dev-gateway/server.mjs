@@ -1,0 +1,335 @@
+// The dev gateway: a dependency-free Node server on 127.0.0.1 for the try page. It serves the
+// page and the files it loads (pkg/, examples/, a few browser bundles from node_modules/, and
+// the recorded sessions under tests/fixtures/ for the session viewer) and
+// speaks the AI Gateway protocol on /v3/ai/language-model and /coding-agent/v1/models:
+//
+// - with AI_GATEWAY_API_KEY in its environment it proxies both to the real AI Gateway, adding
+//   the key itself (the page never sees it);
+// - without, it answers with a scripted demo model (see demo-model.mjs), so the page works
+//   offline.
+//
+// Usage: node examples/dev-gateway/server.mjs [--port N]   (or PORT=N; default 8787; 0 = any)
+
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { dirname, extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { DEMO_MODEL_ID, demoCatalog, demoEvents } from './demo-model.mjs';
+import { checkUpstream, proxyRequest } from './proxy.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+
+export const DEFAULT_UPSTREAM = 'https://ai-gateway.vercel.sh';
+const CHAT_PATH = '/v3/ai/language-model';
+const CATALOG_PATH = '/coding-agent/v1/models';
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+// URL prefix → folder. Everything else is looked up in examples/try/ (the page is served at /).
+const MOUNTS = [
+  ['/pkg/', join(root, 'pkg')],
+  ['/examples/', join(root, 'examples')],
+  ['/vendor/', join(here, 'browser-shims')],
+  // The recorded fx sessions the session viewer (examples/viewer/) opens.
+  ['/tests/fixtures/', join(root, 'tests', 'fixtures')],
+];
+
+// The npm packages the page may load from node_modules/: xterm.js, just-bash's browser bundle
+// and the packages that bundle imports.
+const BROWSER_PACKAGES = [
+  '@xterm/xterm',
+  '@xterm/addon-fit',
+  'just-bash',
+  'diff',
+  'minimatch',
+  'brace-expansion',
+  'balanced-match',
+  'turndown',
+  'sprintf-js',
+];
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.cjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.ts': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+const PLACEHOLDER = `<!doctype html>
+<meta charset="utf-8">
+<title>fx dev gateway</title>
+<link rel="icon" href="data:,">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#ddd;background:#111}a{color:#8cf}code{color:#fc8}</style>
+<h1>fx dev gateway</h1>
+<p>The try page (<code>examples/try/index.html</code>) is not there yet. Meanwhile:</p>
+<ul>
+<li><a href="/examples/">examples/</a></li>
+<li><a href="/dev-gateway/status">/dev-gateway/status</a>: which mode the gateway is in</li>
+<li><a href="${CATALOG_PATH}">${CATALOG_PATH}</a>: the model catalog</li>
+</ul>
+`;
+
+function sendText(res, status, text) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+function sendJson(res, status, value) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(value));
+}
+
+function sendError(res, status, type, message) {
+  sendJson(res, status, { error: { type, message } });
+}
+
+/** The file a URL path maps to, or null when it is outside what the server shows. */
+function resolveStatic(path) {
+  let base;
+  let rest;
+  const mount = MOUNTS.find(([prefix]) => path.startsWith(prefix));
+  if (mount) {
+    [, base] = mount;
+    rest = path.slice(mount[0].length);
+  } else if (path.startsWith('/node_modules/')) {
+    const inside = path.slice('/node_modules/'.length);
+    const name = BROWSER_PACKAGES.find((pkg) => inside.startsWith(`${pkg}/`));
+    if (!name) return null;
+    base = join(root, 'node_modules', name);
+    rest = inside.slice(name.length + 1);
+  } else {
+    base = join(root, 'examples', 'try');
+    rest = path.slice(1);
+  }
+  const rel = normalize(rest).replace(/^[/\\]+/, '');
+  if (rel.split(sep).includes('..')) return null;
+  return join(base, rel);
+}
+
+async function serveStatic(req, res, path) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed\n');
+  let file = resolveStatic(path);
+  if (!file) return sendText(res, 404, 'not found\n');
+  let info = await stat(file).catch(() => null);
+  if (info?.isDirectory()) {
+    if (!path.endsWith('/')) {
+      res.writeHead(302, { location: `${path}/` });
+      return res.end();
+    }
+    const dir = file;
+    file = join(dir, 'index.html');
+    info = await stat(file).catch(() => null);
+    if (!info && path !== '/' && req.headers.accept?.includes('application/json')) {
+      // A folder without an index, asked for as JSON: its entries (the viewer's fixture picker).
+      const entries = await readdir(dir, { withFileTypes: true });
+      return sendJson(
+        res,
+        200,
+        entries.map((e) => ({ name: e.name, directory: e.isDirectory() })).sort((a, b) => a.name.localeCompare(b.name)),
+      );
+    }
+  }
+  if (!info?.isFile()) {
+    if (path === '/') {
+      res.writeHead(200, { 'content-type': MIME['.html'], 'cache-control': 'no-store' });
+      return res.end(PLACEHOLDER);
+    }
+    return sendText(res, 404, 'not found\n');
+  }
+  res.writeHead(200, {
+    'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+    'content-length': info.size,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  if (req.method === 'HEAD') return res.end();
+  createReadStream(file).pipe(res);
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      // Past the limit the rest is read and dropped, so the 413 still reaches the client.
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) reject(Object.assign(new Error('request body too large'), { status: 413 }));
+      else resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Whether `value` (a Host header or an Origin's host) names this machine's loopback. */
+function isLoopbackHost(value) {
+  if (typeof value !== 'string') return false;
+  const host = value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.split(':')[0];
+  return LOOPBACK_HOSTS.has(host.toLowerCase());
+}
+
+/** An `http://` origin on loopback (say the page at localhost calling 127.0.0.1), else null. */
+function loopbackOrigin(req) {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !origin.startsWith('http://')) return null;
+  return isLoopbackHost(origin.slice('http://'.length)) ? origin : null;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Streams one scripted demo step as SSE, a small delay between events. */
+async function streamDemo(req, res, body, delayMs) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return sendError(res, 400, 'invalid_request_error', 'the request body is not JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.prompt)) {
+    return sendError(res, 400, 'invalid_request_error', 'the request body needs a "prompt" array');
+  }
+  const requested = req.headers['ai-language-model-id'];
+  const events = demoEvents(parsed, typeof requested === 'string' && requested ? requested : DEMO_MODEL_ID);
+  let closed = false;
+  res.on('close', () => {
+    closed = true;
+  });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-fx-dev-gateway': 'scripted-demo',
+  });
+  res.flushHeaders();
+  for (const event of events) {
+    if (closed) return undefined;
+    res.write(`data: ${JSON.stringify(event)}\n\n`);
+    if (delayMs > 0 && (event.type === 'text-delta' || event.type === 'tool-input-delta')) await sleep(delayMs);
+  }
+  if (!closed) res.end('data: [DONE]\n\n');
+  return undefined;
+}
+
+/**
+ * Starts the dev gateway on 127.0.0.1. Options: `port` (0 = any free port), `apiKey` (default
+ * `AI_GATEWAY_API_KEY`; set = proxy mode), `upstream` (default `FX_DEV_GATEWAY_UPSTREAM` or
+ * the real AI Gateway), `demoDelayMs` (pause between streamed demo deltas, default 20),
+ * `fetch` (for the proxy). Resolves to `{ url, mode, close() }`.
+ */
+export async function startDevGateway({
+  port = 0,
+  apiKey = process.env.AI_GATEWAY_API_KEY,
+  upstream = process.env.FX_DEV_GATEWAY_UPSTREAM || DEFAULT_UPSTREAM,
+  demoDelayMs = 20,
+  fetch: fetchImpl = globalThis.fetch,
+} = {}) {
+  const key = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
+  const base = checkUpstream(upstream);
+  const mode = key ? 'proxy' : 'demo';
+
+  async function handle(req, res) {
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    } catch {
+      return sendText(res, 400, 'bad request\n');
+    }
+    // A page whose DNS name was rebound to 127.0.0.1 still sends its own Host: refuse it, so no
+    // web site can reach the proxy (and spend the key) through the visitor's browser.
+    if (!isLoopbackHost(req.headers.host)) return sendText(res, 403, 'the dev gateway answers loopback hosts only\n');
+    const gatewayPath = path === CHAT_PATH || path === CATALOG_PATH;
+    const origin = gatewayPath ? loopbackOrigin(req) : null;
+    if (origin) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'origin');
+    }
+    if (gatewayPath && req.method === 'OPTIONS') {
+      if (!origin) return sendText(res, 403, 'cross-origin calls are allowed from loopback pages only\n');
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, POST',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+        'access-control-max-age': '600',
+      });
+      return res.end();
+    }
+    if (path === '/dev-gateway/status') {
+      return sendJson(res, 200, { mode, demoModel: mode === 'demo' ? DEMO_MODEL_ID : null });
+    }
+    if (path === CHAT_PATH) {
+      if (req.method !== 'POST') return sendError(res, 405, 'invalid_request_error', `${CHAT_PATH} takes POST`);
+      const body = await readBody(req);
+      if (key) return proxyRequest(req, res, { upstream: base, apiKey: key, path: CHAT_PATH, body, fetchImpl });
+      return streamDemo(req, res, body, demoDelayMs);
+    }
+    if (path === CATALOG_PATH) {
+      if (req.method !== 'GET') return sendError(res, 405, 'invalid_request_error', `${CATALOG_PATH} takes GET`);
+      if (key) return proxyRequest(req, res, { upstream: base, apiKey: key, path: CATALOG_PATH, fetchImpl });
+      return sendJson(res, 200, demoCatalog());
+    }
+    return serveStatic(req, res, path);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      if (res.headersSent) return res.destroy();
+      if (err?.status === 413) return sendError(res, 413, 'invalid_request_error', 'the request body is over 32 MiB');
+      return sendText(res, 500, 'internal error\n');
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const { port: bound } = server.address();
+  return {
+    url: `http://127.0.0.1:${bound}/`,
+    mode,
+    close: () =>
+      new Promise((done) => {
+        server.close(done);
+        server.closeAllConnections?.();
+      }),
+  };
+}
+
+function portFromArgs(argv, env) {
+  const index = argv.findIndex((arg) => arg === '--port' || arg.startsWith('--port='));
+  let value = env.PORT ?? '8787';
+  if (index >= 0) value = argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(`dev gateway: --port/PORT must be a port number, got ${JSON.stringify(value)}`);
+  }
+  return port;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const gateway = await startDevGateway({ port: portFromArgs(process.argv.slice(2), process.env) });
+    console.log(`fx dev gateway: ${gateway.url}`);
+    console.log(
+      gateway.mode === 'proxy'
+        ? 'model requests go to the AI Gateway with the key from AI_GATEWAY_API_KEY (the page never sees it)'
+        : 'no AI_GATEWAY_API_KEY: answering with the scripted demo model (offline, no AI)',
+    );
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
+}

@@ -1,11 +1,15 @@
 // A small chat page on createFxAgent: a streamed transcript with tool calls, cancel, and the
 // model and mode selects. It talks to a loopback gateway (FX_GATEWAY_CHAT_URL), so no API key
 // lives in the page; sessions stay in memory, the chosen model and mode in localStorage.
+//
+// Run `node examples/dev-gateway/server.mjs` and open http://127.0.0.1:8787/examples/agent/ (the
+// dev gateway serves this page and answers on the same origin: a scripted demo model, or the real
+// AI Gateway when it has AI_GATEWAY_API_KEY). `?gateway=<chat URL>` points elsewhere.
 
 import { createFxAgent } from '/pkg/index.js';
 
 const $ = (id) => document.getElementById(id);
-const DEFAULT_GATEWAY = 'http://127.0.0.1:8788/v3/ai/language-model';
+const DEFAULT_GATEWAY = new URL('/v3/ai/language-model', location.href).href;
 const KEY = (id) => `fx-agent-example.${id}`;
 
 // The agent persists `model` and `mode` here once it accepted them, and restores them.

@@ -21,7 +21,7 @@ const configStore = {
 // A toy workspace: a few shell builtins over an in-memory folder, enough to watch tool calls.
 const files = new Map([
   ['README.md', '# Demo project\n\nA pretend folder for the fx agent example.\n'],
-  ['notes.txt', 'buy milk\nship the release\n'],
+  ['notes.txt', 'TODO: buy milk\nTODO: ship the release\n'],
 ]);
 const workspace = {
   info: { version: 1, root: '/demo', cwd: '/demo', home: '/home/demo', gitAvailable: false, ephemeral: true },
@@ -44,8 +44,16 @@ function runToy(command) {
     case 'cat':
       if (files.has(args[0])) return out(files.get(args[0]));
       return { stdout: '', stderr: `cat: ${args[0] ?? ''}: no such file\n`, exitCode: 1 };
+    case 'grep': {
+      // `grep [-n] [-r] PATTERN [.]`: a plain substring search over every file.
+      const pattern = args.find((a) => !a.startsWith('-') && a !== '.') ?? '';
+      const hits = [...files].flatMap(([file, text]) =>
+        text.split('\n').flatMap((line, i) => (pattern && line.includes(pattern) ? [`${file}:${i + 1}:${line}`] : [])),
+      );
+      return hits.length > 0 ? out(`${hits.join('\n')}\n`) : { stdout: '', stderr: '', exitCode: 1 };
+    }
     default:
-      return { stdout: '', stderr: `${name}: not available in this demo workspace (try ls, cat, echo, pwd, date)\n`, exitCode: 127 };
+      return { stdout: '', stderr: `${name}: not available in this demo workspace (try ls, cat, grep, echo, pwd, date)\n`, exitCode: 127 };
   }
 }
 

@@ -271,6 +271,8 @@ async fn stream<B: ResponseBody>(
     match decoder.end(&mut events) {
         Ok(_) => {
             deliver(&mut events, &mut accumulator, sink);
+            // The host shows the last words before the turn goes on to save the session.
+            yield_now().await;
             Streamed::Done(Box::new(accumulator.into_completion()))
         }
         Err(error) => Streamed::Failed {

@@ -7,6 +7,8 @@ import { makeHost, normalizeEnv } from './host.js';
 import { loadWasmModule } from './wasm.js';
 
 const CLOSING = 'fx agent is closing';
+/** How long a new session waits for the model catalog before it goes on without it. */
+const CATALOG_WAIT_MS = 2000;
 
 /**
  * Creates a headless agent. Resolves once the core is running; the model catalog loads in the
@@ -101,7 +103,7 @@ class Agent {
   async createSession() {
     this.#assertOpen();
     await this.#replaceActive();
-    await this.#catalog;
+    await this.#catalogOrTimeout();
     this.#assertOpen();
     const opened = await this.#core.createSession();
     return this.#adopt(opened);
@@ -112,10 +114,19 @@ class Agent {
     if (typeof id !== 'string' || id === '') throw new TypeError('openSession(id) needs a session id string');
     this.#assertOpen();
     await this.#replaceActive();
-    await this.#catalog;
+    await this.#catalogOrTimeout();
     this.#assertOpen();
     const opened = await this.#core.openSession(id);
     return this.#adopt(opened);
+  }
+
+  /** The catalog, or nothing after CATALOG_WAIT_MS: a hanging catalog never blocks a session. */
+  #catalogOrTimeout() {
+    let timer;
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(resolve, CATALOG_WAIT_MS);
+    });
+    return Promise.race([this.#catalog, timeout]).finally(() => clearTimeout(timer));
   }
 
   #adopt(opened) {

@@ -172,6 +172,19 @@ describe('options', () => {
     await agent.close();
   });
 
+  test('a catalog that never answers delays a new session by at most 2 s', async () => {
+    const net = fakeFetch([{ events: textEvents('fine') }]);
+    const fetch = (url, init) => ((init.method ?? 'GET') === 'GET' ? new Promise(() => {}) : net.fetch(url, init));
+    const agent = await createFxAgent({ fetch, env });
+    const started = performance.now();
+    const session = await agent.createSession();
+    const waited = performance.now() - started;
+    assert.ok(waited >= 1900, `waited ${waited} ms for the catalog`);
+    assert.deepEqual(session.configOptions.find((o) => o.id === 'model').options.map((o) => o.value), ['moonshotai/kimi-k3']);
+    assert.equal(await session.prompt('hi').stopReason, 'end_turn');
+    await agent.close();
+  });
+
   test('one active session: createSession closes the previous one and cancels its turn', async () => {
     const net = fakeFetch([{ hang: true }]);
     const agent = await createFxAgent({ fetch: net.fetch, env });

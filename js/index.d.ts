@@ -652,9 +652,12 @@ export interface SessionInfo {
 export interface Agent {
   /** Settles once: 0 after `close()`, 130 after `abort()`. Never rejects. */
   readonly exited: Promise<number>;
-  /** Closes the active session (cancelling its turn) and starts a new one. */
+  /**
+   * Closes the active session (cancelling its turn) and starts a new one. Waits for the model
+   * catalog (at most 2 s) so the model select is complete.
+   */
   createSession(): Promise<Session>;
-  /** Closes the active session and opens a stored one. */
+  /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
   openSession(id: string): Promise<Session>;
   listSessions(): Promise<SessionInfo[]>;
   /** Closes the active session, then the agent; resolves with the exit code. */
@@ -665,7 +668,8 @@ export interface Agent {
 
 /**
  * Creates a headless fx agent: the AI Gateway protocol, the agent loop and session persistence
- * in WebAssembly, driven through `fetch` and the given adapters.
+ * in WebAssembly, driven through `fetch` and the given adapters. Resolves once the core runs;
+ * the model catalog loads in the background.
  *
  * @throws {TypeError} (rejects) for an `FX_GATEWAY_CHAT_URL` outside the policy, an invalid
  *   workspace, a non-function `fetch`, or an `env` value that is not a primitive.

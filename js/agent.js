@@ -324,7 +324,8 @@ class Turn {
     if (signal) {
       this.#signal = signal;
       this.#onAbort = () => this.cancel();
-      if (signal.aborted) queueMicrotask(this.#onAbort);
+      // An already aborted signal cancels before anything is sent (the turn is registered).
+      if (signal.aborted) this.cancel();
       else signal.addEventListener('abort', this.#onAbort, { once: true });
     }
   }

@@ -53,7 +53,7 @@ describe('cancellation', () => {
     const session = await agent.createSession();
     const turn = session.prompt('hi', { signal: AbortSignal.abort() });
     assert.equal(await turn.stopReason, 'cancelled');
-    for (const chat of net.chats()) assert.ok(chat.signal.aborted, 'a request that started was aborted');
+    assert.equal(net.chats().length, 0, 'nothing was sent');
     await agent.close();
   });
 

@@ -7,14 +7,19 @@ import { makeHost, normalizeEnv } from './host.js';
 import { loadWasmModule } from './wasm.js';
 
 const CLOSING = 'fx agent is closing';
+/** How long a new session waits for the model catalog before it goes on without it. */
+const CATALOG_WAIT_MS = 2000;
 
 /**
- * Creates a headless agent. Resolves once the core is running (the model catalog is loaded in
- * the background; a failed catalog never blocks a turn with a chosen model).
+ * Creates a headless agent. Resolves once the core is running; the model catalog loads in the
+ * background (createSession/openSession wait for it; a failed catalog never blocks a turn).
  */
 export async function createFxAgent(options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('createFxAgent options must be an object');
+  }
+  if (options.fetch !== undefined && options.fetch !== null && typeof options.fetch !== 'function') {
+    throw new TypeError('fetch must be a function (or undefined for globalThis.fetch)');
   }
   const env = normalizeEnv(options.env);
   const events = makeEmitter(options.onEvent);
@@ -32,17 +37,22 @@ export async function createFxAgent(options = {}) {
     },
   });
   events.emit('runtime.start', {});
-  const glue = await loadWasmModule('fx-core', options.wasm);
   let core;
   try {
+    const glue = await loadWasmModule('fx-core', options.wasm);
     core = new glue.AgentCore(host, host.config());
-    await core.start();
   } catch (error) {
+    // A failed start leaves nothing running: the core (if made) is shut down and freed.
+    core?.shutdown();
     core?.free();
+    events.emit('runtime.exit', { code: 1 });
     throw error;
   }
+  // The catalog loads in the background (it never fails: a failure is a `catalog.error` event);
+  // sessions wait for it so their model select is complete.
+  const catalog = core.start();
   events.emit('runtime.ready', {});
-  return new Agent(core, events, turns);
+  return new Agent(core, events, turns, catalog);
 }
 
 function makeEmitter(onEvent) {
@@ -66,11 +76,13 @@ class Agent {
   #closing = false;
   #nextTurnId = 1;
   #resolveExited;
+  #catalog;
 
-  constructor(core, events, turns) {
+  constructor(core, events, turns, catalog) {
     this.#core = core;
     this.#events = events;
     this.#turns = turns;
+    this.#catalog = catalog;
     /** Settles once, with 0 after close() and 130 after abort(). Never rejects. */
     this.exited = new Promise((resolve) => {
       this.#resolveExited = resolve;
@@ -91,6 +103,8 @@ class Agent {
   async createSession() {
     this.#assertOpen();
     await this.#replaceActive();
+    await this.#catalogOrTimeout();
+    this.#assertOpen();
     const opened = await this.#core.createSession();
     return this.#adopt(opened);
   }
@@ -100,8 +114,19 @@ class Agent {
     if (typeof id !== 'string' || id === '') throw new TypeError('openSession(id) needs a session id string');
     this.#assertOpen();
     await this.#replaceActive();
+    await this.#catalogOrTimeout();
+    this.#assertOpen();
     const opened = await this.#core.openSession(id);
     return this.#adopt(opened);
+  }
+
+  /** The catalog, or nothing after CATALOG_WAIT_MS: a hanging catalog never blocks a session. */
+  #catalogOrTimeout() {
+    let timer;
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(resolve, CATALOG_WAIT_MS);
+    });
+    return Promise.race([this.#catalog, timeout]).finally(() => clearTimeout(timer));
   }
 
   #adopt(opened) {
@@ -299,7 +324,8 @@ class Turn {
     if (signal) {
       this.#signal = signal;
       this.#onAbort = () => this.cancel();
-      if (signal.aborted) queueMicrotask(this.#onAbort);
+      // An already aborted signal cancels before anything is sent (the turn is registered).
+      if (signal.aborted) this.cancel();
       else signal.addEventListener('abort', this.#onAbort, { once: true });
     }
   }

@@ -235,9 +235,14 @@ function checkExecResult(result) {
 }
 
 function readInfo(workspace) {
+  let info;
   try {
-    const info = workspace.info;
-    if (!info || typeof info !== 'object') return null;
+    info = workspace.info;
+  } catch (error) {
+    throw new TypeError(`workspace.info could not be read: ${errorText(error)}`);
+  }
+  if (!info || typeof info !== 'object') throw new TypeError('workspace.info must be an object');
+  try {
     return {
       version: info.version,
       root: info.root,
@@ -246,8 +251,8 @@ function readInfo(workspace) {
       gitAvailable: info.gitAvailable,
       ephemeral: info.ephemeral,
     };
-  } catch {
-    return null;
+  } catch (error) {
+    throw new TypeError(`workspace.info could not be read: ${errorText(error)}`);
   }
 }
 

@@ -368,3 +368,310 @@ export function memoryPromptHistoryStore(options?: { maxEntries?: number; maxRec
 
 /** The device-login record in memory. */
 export function memoryOAuthSessionStore(): OAuthSessionStore;
+
+// ---------------------------------------------------------------------------------------------
+// createFxAgent: the headless agent
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The environment the agent reads. An `undefined` or `null` value means the key is absent (never
+ * the text "undefined"); numbers and booleans are stringified.
+ */
+export interface FxAgentEnv {
+  /** Bearer credential for the AI Gateway. Required for the canonical endpoint. */
+  AI_GATEWAY_API_KEY?: string | null;
+  /**
+   * The language-model endpoint: exactly `https://ai-gateway.vercel.sh/v3/ai/language-model`, or
+   * an `http://` URL on 127.0.0.1, localhost or [::1] with an explicit port. Anything else makes
+   * `createFxAgent` reject with a `TypeError`.
+   */
+  FX_GATEWAY_CHAT_URL?: string | null;
+  /** The model of new sessions (default `moonshotai/kimi-k3`). */
+  FX_MODEL?: string | null;
+  [key: string]: string | number | boolean | bigint | null | undefined;
+}
+
+/** What the agent passes to `fetch`. Streaming chat requests carry a `signal`. */
+export interface FxFetchInit {
+  method: 'GET' | 'POST';
+  headers: Headers;
+  body?: Uint8Array;
+  signal: AbortSignal;
+}
+
+/** A fetch function; `globalThis.fetch` fits. */
+export type FxFetch = (url: string, init: FxFetchInit) => Promise<Response>;
+
+/** The browser workspace description (version 1); validated once, at `createFxAgent`. */
+export interface WorkspaceInfo {
+  version: 1;
+  /** Absolute, normalized POSIX path. */
+  root: string;
+  /** Must equal `root`. */
+  cwd: string;
+  home: string;
+  gitAvailable: false;
+  ephemeral: true;
+}
+
+/** One command for the workspace to run. */
+export interface WorkspaceExecInput {
+  command: string;
+  cwd: string;
+  /** Aborted when the turn is cancelled (`AbortError`) or the 30 s deadline passes (`TimeoutError`). */
+  signal: AbortSignal;
+  timeoutMs: number;
+  outputLimitBytes: number;
+}
+
+export interface WorkspaceExecResult {
+  stdout: string;
+  stderr: string;
+  /** An integer in the i32 range. */
+  exitCode: number;
+}
+
+/**
+ * A sandbox that runs shell commands. With one, the model gets the `terminal` tool.
+ * `permission: "prompt"` asks `onPermission` before each command in mode `ask`.
+ */
+export interface Workspace {
+  info: WorkspaceInfo;
+  permission: 'allow-sandboxed' | 'prompt';
+  exec(input: WorkspaceExecInput): MaybePromise<WorkspaceExecResult>;
+}
+
+/** ACP text content. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'other';
+export type ToolCallStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+
+/** Streamed answer text (one chunk per network read), or replayed assistant text. */
+export interface AgentMessageChunk {
+  sessionUpdate: 'agent_message_chunk';
+  content: TextContent;
+}
+
+/** A user message; only in `session.history`. */
+export interface UserMessageChunk {
+  sessionUpdate: 'user_message_chunk';
+  content: TextContent;
+}
+
+/** The model asked for a tool call. */
+export interface ToolCallStart {
+  sessionUpdate: 'tool_call';
+  toolCallId: string;
+  /** The command, for the terminal tool. */
+  title: string;
+  kind: ToolKind;
+  status: 'pending';
+  /** The arguments as the model wrote them (`{ action: "exec", command }`), or null. */
+  rawInput: unknown;
+}
+
+/** Progress or the end of a tool call. */
+export interface ToolCallProgress {
+  sessionUpdate: 'tool_call_update';
+  toolCallId: string;
+  status: ToolCallStatus;
+  /** The start of the result the model sees (at most 4 KiB). */
+  content?: Array<{ type: 'content'; content: TextContent }>;
+  rawOutput?: { exitCode: number | null; cancelled: boolean };
+}
+
+/** An ACP `session/update` as a turn yields it. */
+export type SessionUpdate = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
+
+/** fx's stop reasons (they differ from the ACP spec's names). */
+export type StopReason = 'end_turn' | 'max_output_tokens' | 'max_model_turns' | 'refused' | 'cancelled';
+
+export type PermissionOptionId = 'allow_once' | 'allow_always' | 'reject_once';
+
+export interface PermissionOption {
+  optionId: PermissionOptionId;
+  name: string;
+  kind: PermissionOptionId;
+}
+
+/** What `onPermission` receives before a command runs. */
+export interface PermissionRequest {
+  sessionId: string;
+  toolCall: Omit<ToolCallStart, 'sessionUpdate'>;
+  options: PermissionOption[];
+}
+
+/**
+ * Answers a permission request with an option id. `null`, `undefined`, `""`, an unknown id, a
+ * throw or a rejection count as cancelled: the command is denied.
+ */
+export type PermissionHandler = (request: PermissionRequest) => MaybePromise<string | null | undefined>;
+
+export interface ConfigOptionValue {
+  value: string;
+  name: string;
+  description?: string;
+  /** For modes: `auto` (code) or `ask`. */
+  permissionMode?: 'auto' | 'ask';
+}
+
+/** One select of `session.configOptions` (`model`, then `mode`). */
+export interface ConfigOption {
+  id: 'model' | 'mode';
+  name: string;
+  description?: string;
+  category: 'model' | 'mode';
+  type: 'select';
+  currentValue: string;
+  options: ConfigOptionValue[];
+}
+
+export type ModeId = 'code' | 'ask';
+
+export interface SessionModes {
+  currentModeId: ModeId;
+  availableModes: Array<{ id: ModeId; name: string; description: string }>;
+}
+
+interface FxEventBase<T extends string> {
+  type: T;
+  /** `performance.now()` when emitted. */
+  timestamp: number;
+}
+
+/** Everything `onEvent` may receive. */
+export type FxAgentEvent =
+  | FxEventBase<'runtime.start'>
+  | FxEventBase<'runtime.ready'>
+  | (FxEventBase<'runtime.exit'> & { code: number })
+  | (FxEventBase<'permission.request'> & { request: PermissionRequest })
+  | (FxEventBase<'permission.resolve'> & { optionId: string | null })
+  | (FxEventBase<'config.changed'> & {
+      configId: string;
+      previousValue: string | null;
+      value: string;
+      source: 'sdk' | 'restore';
+    })
+  | (FxEventBase<'config.restore_error'> & { configId: string; error: string })
+  | (FxEventBase<'config.persist_error'> & { configId: string; error: string })
+  /** Another writer moved the stored session on; ours continues as a new session `to`. */
+  | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
+  /** `attempt` is the attempt about to be made (2 for the first retry). */
+  | (FxEventBase<'request.retry'> & { attempt: number; limit: number; delayMs: number; reason: string })
+  | (FxEventBase<'catalog.error'> & { error: string });
+
+export interface FxAgentOptions {
+  /** Default: `globalThis.fetch` (also when `fetch: undefined` is passed). */
+  fetch?: FxFetch | null;
+  env?: FxAgentEnv;
+  /** Default: a fresh in-memory store per agent. */
+  sessionStore?: SessionStore;
+  configStore?: ConfigStore;
+  /** Without one, the model gets no tools. */
+  workspace?: Workspace;
+  onPermission?: PermissionHandler;
+  /** Diagnostics; a throwing listener is ignored. */
+  onEvent?: (event: FxAgentEvent) => void;
+  /** Where `fx-core.wasm` comes from (default: next to this module). The first load wins. */
+  wasm?: WasmSource;
+}
+
+/** An error raised by the agent; branch on `code`. */
+export interface FxAgentError extends Error {
+  code:
+    | 'FX_AUTH_REQUIRED'
+    | 'FX_GATEWAY_HTTP_ERROR'
+    | 'FX_GATEWAY_NETWORK_ERROR'
+    | 'FX_GATEWAY_RESPONSE_ERROR'
+    | 'FX_GATEWAY_PROTOCOL_ERROR'
+    | 'FX_SESSION_NOT_FOUND'
+    | 'FX_SESSION_INVALID'
+    | 'FX_SESSION_STORE_FAILED'
+    | 'FX_SESSION_REVISION_CONFLICT'
+    | 'FX_INVALID_MODEL'
+    | 'FX_EMPTY_PROMPT'
+    | 'FX_PROMPT_IN_PROGRESS'
+    | 'FX_AGENT_CLOSED'
+    | (string & {});
+}
+
+/** A prompt content block. */
+export type PromptBlock =
+  | { type: 'text'; text: string }
+  | { type: 'resource'; resource: { uri: string; text?: string } }
+  | { type: 'resource'; uri: string; text?: string };
+
+/** One turn: iterate it for updates; leaving a `for await` early cancels the turn. */
+export interface Turn extends AsyncIterable<SessionUpdate> {
+  /** Rejects with an {@link FxAgentError} when the turn failed (it is still stored). */
+  readonly result: Promise<{ stopReason: StopReason }>;
+  /** `result`'s stop reason; an unobserved failure is not an unhandled rejection. */
+  readonly stopReason: Promise<StopReason>;
+  /** Stops the turn (the request or command is aborted). No-op once it ended. */
+  cancel(): void;
+}
+
+/** A session; only the agent's most recent session is active. */
+export interface Session {
+  /** `<ms>-<ns>-<16 hex>`; changes when the session forks after a revision conflict. */
+  id: string;
+  modes: SessionModes;
+  /** The stored turns replayed as updates (empty for a new session). */
+  history: SessionUpdate[];
+  readonly configOptions: ConfigOption[];
+  /**
+   * Starts a turn; returns at once.
+   * @throws {TypeError} for invalid input or a `signal` that is not an AbortSignal.
+   * @throws {Error} when the session is closed or a turn is already running.
+   */
+  prompt(input: string | PromptBlock[], options?: { signal?: AbortSignal }): Turn;
+  setConfigOption(configId: string, value: string): Promise<ConfigOption[]>;
+  setModel(model: string): Promise<ConfigOption[]>;
+  setMode(mode: ModeId | (string & {})): Promise<ConfigOption[]>;
+  /** Applies each entry in order; the first failure rejects and stops. */
+  setConfig(values: Record<string, string>): Promise<ConfigOption[]>;
+  /** Cancels a running turn and closes the session. Idempotent. */
+  close(): Promise<void>;
+  /** Deletes the stored session. Rejects while a turn runs. */
+  remove(): Promise<void>;
+}
+
+/** A stored session, as `listSessions` lists it (newest first). */
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  /** ISO 8601 UTC, second precision. */
+  updatedAt: string;
+  updatedAtMs: number;
+}
+
+export interface Agent {
+  /** Settles once: 0 after `close()`, 130 after `abort()`. Never rejects. */
+  readonly exited: Promise<number>;
+  /**
+   * Closes the active session (cancelling its turn) and starts a new one. Waits for the model
+   * catalog (at most 2 s) so the model select is complete.
+   */
+  createSession(): Promise<Session>;
+  /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
+  openSession(id: string): Promise<Session>;
+  listSessions(): Promise<SessionInfo[]>;
+  /** Closes the active session, then the agent; resolves with the exit code. */
+  close(): Promise<number>;
+  /** Stops everything now. */
+  abort(): void;
+}
+
+/**
+ * Creates a headless fx agent: the AI Gateway protocol, the agent loop and session persistence
+ * in WebAssembly, driven through `fetch` and the given adapters. Resolves once the core runs;
+ * the model catalog loads in the background.
+ *
+ * @throws {TypeError} (rejects) for an `FX_GATEWAY_CHAT_URL` outside the policy, an invalid
+ *   workspace, a non-function `fetch`, or an `env` value that is not a primitive.
+ */
+export function createFxAgent(options?: FxAgentOptions): Promise<Agent>;

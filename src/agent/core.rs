@@ -10,16 +10,17 @@ use std::collections::HashMap;
 use crate::gateway::catalog::catalog_request_headers;
 use crate::gateway::{Catalog, ChatEndpoint, EndpointError, DEFAULT_MODEL_ID};
 use crate::log::event::PreferencesChange;
-use crate::log::turn::HistoryTurn;
 use crate::log::types::{Preferences, Provider};
 use crate::tools::workspace::{RawWorkspace, WorkspaceError, WorkspaceInfo};
 
-use super::acp::{StopReason, ToolCallContent, ToolKind, ToolStatus, Update};
+use super::acp::StopReason;
+use super::acp::Update;
 use super::cancel::Cancel;
 use super::context::ContextPolicy;
 use super::host::{Host, HostEvent, HttpRequest, StoreError};
 use super::model::read_capped;
 use super::modes::{config_options, modes, validate_model_id, ConfigOption, Mode, Modes};
+pub use super::replay::replay;
 use super::session::{LiveSession, SessionError};
 use super::turn::{run_turn, TurnError, TurnSettings, DEFAULT_STEP_LIMIT};
 
@@ -486,6 +487,26 @@ impl<H: Host> Agent<H> {
         turn_id: u32,
         text: String,
     ) -> Result<PromptEnd, AgentError> {
+        let cancel = self.register_turn(turn_id);
+        let result = self.run_prompt(id, turn_id, text, &cancel).await;
+        self.turns.borrow_mut().remove(&turn_id);
+        result
+    }
+
+    /// Makes turn `turn_id` cancellable before its prompt starts running: a host that starts a
+    /// turn and cancels it at once (before the prompt future is first polled) must still cancel
+    /// it. [`Agent::prompt`] registers the turn itself when this was not called.
+    pub fn register_turn(&self, turn_id: u32) -> Cancel {
+        self.turns.borrow_mut().entry(turn_id).or_default().clone()
+    }
+
+    async fn run_prompt(
+        &self,
+        id: &str,
+        turn_id: u32,
+        text: String,
+        cancel: &Cancel,
+    ) -> Result<PromptEnd, AgentError> {
         self.check_open()?;
         if text.trim().is_empty() {
             return Err(AgentError::EmptyPrompt);
@@ -493,15 +514,7 @@ impl<H: Host> Agent<H> {
         if self.config.api_key.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
-        let cancel = Cancel::new();
-        self.turns.borrow_mut().insert(turn_id, cancel.clone());
-        let mut session = match self.take(id) {
-            Ok(session) => session,
-            Err(error) => {
-                self.turns.borrow_mut().remove(&turn_id);
-                return Err(error);
-            }
-        };
+        let mut session = self.take(id)?;
         let catalog = self.catalog.borrow().clone();
         let model_info = catalog
             .as_ref()
@@ -519,8 +532,7 @@ impl<H: Host> Agent<H> {
             policy,
             step_limit: self.config.step_limit,
         };
-        let result = run_turn(&self.host, &cancel, &mut session, &settings, turn_id, text).await;
-        self.turns.borrow_mut().remove(&turn_id);
+        let result = run_turn(&self.host, cancel, &mut session, &settings, turn_id, text).await;
         let session_id = session.id().to_owned();
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;
@@ -547,94 +559,6 @@ impl<H: Host> Agent<H> {
             cancel.cancel();
         }
     }
-}
-
-/// The ACP updates that replay a session's stored turns.
-pub fn replay(session: &LiveSession) -> Vec<Update> {
-    let mut updates = Vec::new();
-    for turn in &session.state().history {
-        match turn {
-            HistoryTurn::CompactedSummary(summary) => {
-                updates.push(Update::user_text(summary.summary.to_lossy()))
-            }
-            _ => {
-                if let Some(user) = turn.user() {
-                    updates.push(Update::user_text(user.text.to_lossy()));
-                }
-            }
-        }
-        let (execution, assistant) = match turn {
-            HistoryTurn::Assistant(t) => (
-                Some(&t.execution),
-                Some(t.assistant.to_lossy().into_owned()),
-            ),
-            HistoryTurn::Interrupted(t) => (
-                Some(&t.execution),
-                t.assistant.as_ref().map(|a| a.to_lossy().into_owned()),
-            ),
-            HistoryTurn::BackgroundCommand(t) => (
-                Some(&t.execution),
-                t.assistant.as_ref().map(|a| a.to_lossy().into_owned()),
-            ),
-            HistoryTurn::CompactedSummary(_) => (None, None),
-        };
-        for step in execution
-            .map(|e| e.tool_steps.as_slice())
-            .unwrap_or_default()
-        {
-            if let Some(text) = step
-                .assistant
-                .as_ref()
-                .map(|a| a.to_lossy())
-                .filter(|a| !a.is_empty())
-            {
-                updates.push(Update::agent_text(text));
-            }
-            for call in &step.tool_calls {
-                let result = step.tool_results.iter().find(|r| r.tool_call_id == call.id);
-                let raw_input = serde_json::from_slice(call.arguments_json.as_bytes())
-                    .unwrap_or(serde_json::Value::Null);
-                let title = raw_input
-                    .get("command")
-                    .and_then(|c| c.as_str())
-                    .map_or_else(|| call.name.to_lossy().into_owned(), str::to_owned);
-                updates.push(Update::ToolCall {
-                    tool_call_id: call.id.to_lossy().into_owned(),
-                    title,
-                    kind: ToolKind::Execute,
-                    status: ToolStatus::Pending,
-                    raw_input,
-                });
-                let (status, content) = match result {
-                    Some(r) if r.status == crate::log::execution::ToolStatus::Success => (
-                        ToolStatus::Completed,
-                        vec![ToolCallContent::text(r.output.to_lossy())],
-                    ),
-                    Some(r) => (
-                        ToolStatus::Failed,
-                        vec![ToolCallContent::text(r.output.to_lossy())],
-                    ),
-                    None => (ToolStatus::Failed, Vec::new()),
-                };
-                updates.push(Update::ToolCallUpdate {
-                    tool_call_id: call.id.to_lossy().into_owned(),
-                    status,
-                    content,
-                    raw_output: None,
-                });
-            }
-        }
-        if let Some(text) = assistant.filter(|t| !t.is_empty()) {
-            updates.push(Update::agent_text(text));
-        }
-        if let HistoryTurn::Interrupted(t) = turn {
-            updates.push(Update::agent_text(format!(
-                "[{}]",
-                t.terminal_reason.as_str()
-            )));
-        }
-    }
-    updates
 }
 
 impl From<StoreError> for AgentError {

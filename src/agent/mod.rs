@@ -9,6 +9,7 @@
 //! - [`cancel`]: the per-turn cancellation token every wait observes.
 //! - [`acp`]: the ACP `session/update` shapes a turn yields, stop reasons, permission requests.
 //! - [`modes`]: the session modes (`code`, `ask`) and config options (`model`, `mode`).
+//! - [`replay`]: a stored session as the ACP updates of `session.history`.
 //! - [`system_prompt`]: the stable system prompt and the per-step runtime context.
 
 pub mod acp;
@@ -18,6 +19,7 @@ pub mod core;
 pub mod host;
 pub mod model;
 pub mod modes;
+pub mod replay;
 pub mod session;
 pub mod system_prompt;
 pub mod turn;

@@ -193,6 +193,26 @@ pub fn provider_message(completion: &Completion) -> String {
     }
 }
 
+/// A network chunk is decoded in slices of this size; after each slice the text so far goes to
+/// the host and the event loop gets a turn, so a body that arrives all at once still shows its
+/// first words within a fraction of a millisecond.
+const SLICE_BYTES: usize = 16 * 1024;
+
+/// Gives the executor a turn: pending once, waking itself at once (on the web, the rest of the
+/// step continues on the next microtask, after the host has seen the updates so far).
+fn yield_now() -> impl std::future::Future<Output = ()> {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+}
+
 enum Streamed {
     Done(Box<Completion>),
     Failed {
@@ -209,7 +229,7 @@ async fn stream<B: ResponseBody>(
     let mut decoder = SseDecoder::new().with_coalescing(true);
     let mut accumulator = StreamAccumulator::new();
     let mut events = Vec::new();
-    loop {
+    'read: loop {
         let chunk = match body.next_chunk(cancel).await {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
@@ -224,20 +244,35 @@ async fn stream<B: ResponseBody>(
                 };
             }
         };
-        if let Err(error) = decoder.feed(&chunk, &mut events) {
-            return Streamed::Failed {
-                error: StepError::Decode(error.to_string()),
-                partial_text: accumulator.completion().text.clone(),
-            };
-        }
-        deliver(&mut events, &mut accumulator, sink);
-        if decoder.is_done() {
-            break;
+        let mut slices = chunk.chunks(SLICE_BYTES).peekable();
+        while let Some(slice) = slices.next() {
+            if let Err(error) = decoder.feed(slice, &mut events) {
+                return Streamed::Failed {
+                    error: StepError::Decode(error.to_string()),
+                    partial_text: accumulator.completion().text.clone(),
+                };
+            }
+            deliver(&mut events, &mut accumulator, sink);
+            if decoder.is_done() {
+                break 'read;
+            }
+            if slices.peek().is_some() {
+                // A large chunk (a whole buffered body): let the host show what arrived so far.
+                yield_now().await;
+                if cancel.is_cancelled() {
+                    return Streamed::Failed {
+                        error: StepError::Cancelled,
+                        partial_text: accumulator.completion().text.clone(),
+                    };
+                }
+            }
         }
     }
     match decoder.end(&mut events) {
         Ok(_) => {
             deliver(&mut events, &mut accumulator, sink);
+            // The host shows the last words before the turn goes on to save the session.
+            yield_now().await;
             Streamed::Done(Box::new(accumulator.into_completion()))
         }
         Err(error) => Streamed::Failed {

@@ -199,14 +199,20 @@ impl AgentCore {
     /// Runs a turn; updates go to `host.update(turn, …)` / `host.text(turn, …)`. Resolves
     /// `{ stopReason, sessionId, forkedFrom }`.
     pub fn prompt(&self, id: String, turn: u32, blocks: JsValue) -> Promise {
-        let agent = self.agent.clone();
-        future_to_promise(async move {
-            let blocks: Vec<Block> = serde_wasm_bindgen::from_value(blocks).map_err(|e| {
-                JsValue::from(js_sys::TypeError::new(&format!(
+        let blocks: Vec<Block> = match serde_wasm_bindgen::from_value(blocks) {
+            Ok(blocks) => blocks,
+            Err(e) => {
+                return Promise::reject(&JsValue::from(js_sys::TypeError::new(&format!(
                     "invalid prompt blocks: {}",
                     error_message(&e.into())
-                )))
-            })?;
+                ))))
+            }
+        };
+        let agent = self.agent.clone();
+        // Registered now, not when the future first runs: `turn.cancel()` right after
+        // `session.prompt()` must find the turn.
+        agent.register_turn(turn);
+        future_to_promise(async move {
             let end = agent
                 .prompt(&id, turn, prompt_text(blocks))
                 .await

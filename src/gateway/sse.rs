@@ -259,17 +259,19 @@ impl SseDecoder {
 
     fn handle_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() || line.first() == Some(&b':') {
-            return Ok(());
+        // `data: ` lines first: they are almost all of a stream. Blank lines, comments and
+        // other fields fall through to the end.
+        if let Some(payload) = line.strip_prefix(b"data: ") {
+            if payload == b"[DONE]" {
+                self.phase = Phase::DoneMarker;
+                return Ok(());
+            }
+            return self.handle_payload(payload, out);
         }
-        if line == b"data: [DONE]" || line == b"DONE" {
+        if line == b"DONE" {
             self.phase = Phase::DoneMarker;
-            return Ok(());
         }
-        match line.strip_prefix(b"data: ") {
-            Some(payload) => self.handle_payload(payload, out),
-            None => Ok(()),
-        }
+        Ok(())
     }
 
     fn handle_payload(&mut self, payload: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {

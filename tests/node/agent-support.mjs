@@ -49,6 +49,10 @@ export const toolEvents = (text, calls) => [
  *   { stall: true, chunks }       200, the chunks, then a body that never ends until aborted
  *   { hang: true }                a fetch promise that settles only when aborted
  *   { error: 'message' }          fetch rejects with a TypeError (network failure)
+ *   { raw: [values, ...] }         200, each value enqueued into the body as it is (non-bytes too)
+ *   { noBody: true }              200 with no body at all
+ *   { resolve: value }            fetch resolves to `value` (not a Response)
+ *   { stream: (controller, init) => ... }   200, the body's `start` is this function
  */
 export function fakeFetch(script, { catalog = CATALOG } = {}) {
   const calls = [];
@@ -72,6 +76,8 @@ export function fakeFetch(script, { catalog = CATALOG } = {}) {
     const reply = queue.shift();
     if (!reply) throw new Error(`unexpected chat request #${calls.length}`);
     if (reply.error) throw new TypeError(reply.error);
+    if ('resolve' in reply) return reply.resolve;
+    if (reply.noBody) return new Response(null, { status: 200 });
     if (reply.hang) {
       return new Promise((_, reject) => {
         state.stalled = call;
@@ -85,6 +91,12 @@ export function fakeFetch(script, { catalog = CATALOG } = {}) {
     const chunks = reply.events ? [sse(reply.events)] : reply.chunks ?? [];
     const body = new ReadableStream({
       start(controller) {
+        if (reply.stream) return reply.stream(controller, init);
+        if (reply.raw) {
+          for (const value of reply.raw) controller.enqueue(value);
+          controller.close();
+          return undefined;
+        }
         for (const chunk of chunks) controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
         if (reply.stall) {
           state.stalled = call;
@@ -93,6 +105,7 @@ export function fakeFetch(script, { catalog = CATALOG } = {}) {
         } else {
           controller.close();
         }
+        return undefined;
       },
     });
     return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
@@ -131,3 +144,52 @@ export async function collect(turn) {
 
 export const agentText = (updates) =>
   updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');
+
+/** Resolves after `ms` milliseconds. */
+export const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The non-system messages of a recorded chat request. */
+export const conversation = (call) => call.body.prompt.filter((m) => m.role !== 'system');
+
+/**
+ * A session store around `memorySessionStore()` whose methods can be slowed or made to fail:
+ * `hold.commit` (a promise) delays the next commits until it resolves; `fail.commit` /
+ * `fail.remove` (an Error) make them throw.
+ */
+export function controllableStore(inner) {
+  const control = { hold: {}, fail: {}, commits: [] };
+  const wrap = (name) => async (...args) => {
+    if (control.hold[name]) await control.hold[name];
+    if (control.fail[name]) throw control.fail[name];
+    if (name === 'commit') control.commits.push(args[0]);
+    return inner[name](...args);
+  };
+  control.store = { load: wrap('load'), commit: wrap('commit'), list: wrap('list'), remove: wrap('remove') };
+  return control;
+}
+
+/**
+ * A panic in the wasm core shows up as a `WebAssembly.RuntimeError` (`unreachable`): thrown from a
+ * core call, or escaping a microtask. This records every such error the process sees; call
+ * `check()` at the end of a suite.
+ */
+export function trapGuard() {
+  const seen = [];
+  const record = (error) => {
+    if (isTrap(error)) seen.push(error);
+  };
+  process.on('uncaughtException', record);
+  process.on('unhandledRejection', record);
+  return {
+    record,
+    check() {
+      process.off('uncaughtException', record);
+      process.off('unhandledRejection', record);
+      if (seen.length > 0) throw new Error(`a wasm trap reached JavaScript: ${seen.map(String).join('; ')}`);
+    },
+  };
+}
+
+export function isTrap(error) {
+  return error instanceof WebAssembly.RuntimeError || /unreachable|RuntimeError/.test(String(error?.stack ?? error));
+}

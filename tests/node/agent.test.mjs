@@ -2,10 +2,13 @@
 // retries, errors, conflicts, config, and session management.
 
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 
 import { createFxAgent, memoryConfigStore, memorySessionStore, readSession } from '../../pkg/index.js';
-import { agentText, collect, env, fakeFetch, fakeWorkspace, sse, textEvents, toolEvents } from './agent-support.mjs';
+import { agentText, collect, env, fakeFetch, fakeWorkspace, sse, textEvents, toolEvents, trapGuard } from './agent-support.mjs';
+
+const guard = trapGuard();
+after(() => guard.check());
 
 describe('createFxAgent', () => {
   test('streams a text turn and stores it', async () => {

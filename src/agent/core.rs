@@ -229,7 +229,8 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    fn catalog_ids(&self) -> Vec<String> {
+    /// The catalog's model ids, best first (empty until [`Self::load_catalog`] succeeded).
+    pub fn catalog_ids(&self) -> Vec<String> {
         self.catalog
             .borrow()
             .as_ref()

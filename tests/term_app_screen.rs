@@ -1,0 +1,447 @@
+//! The terminal app end to end against a scripted host, asserting on the screen a `vt100`
+//! emulator shows: welcome and status line, editing, streamed markdown, tool calls, approvals,
+//! cancellation, queued prompts, history, config, resume, `/new`, resize and exit.
+#![cfg(feature = "term")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+#[path = "support/fake_host.rs"]
+mod fake_host;
+#[path = "support/term_env.rs"]
+mod term_env;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use fake_host::{text_reply, tool_reply, FakeHost, Reply};
+use fx_wasm::agent::host::ExecResult;
+use term_env::{Options, Term};
+
+fn term(host: &FakeHost) -> Term {
+    Term::start(host, Options::default())
+}
+
+fn chunks4(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(4).map(|c| c.iter().collect()).collect()
+}
+
+fn user_texts(request: &serde_json::Value) -> Vec<String> {
+    request["prompt"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn welcome_and_status_line() {
+    let host = FakeHost::new();
+    let t = term(&host);
+    let screen = t.screen();
+    assert!(screen.contains("𝒇x"), "{screen}");
+    assert!(screen.contains("Run /help for commands"), "{screen}");
+    let last = screen.lines().last().unwrap();
+    assert!(last.starts_with("ask · "), "status: {last:?}");
+    assert!(screen.contains("┃"), "{screen}");
+    // No network request before any input.
+    assert!(host.state.borrow().requests.is_empty());
+    // The frame protocol: synchronized output.
+    assert!(t.written().contains("\u{1b}[?2026h"));
+}
+
+#[test]
+fn typing_and_editing() {
+    let host = FakeHost::new();
+    let mut t = term(&host);
+    t.type_str("hello wrld");
+    assert!(t.screen().contains("┃ hello wrld"));
+    // Left ×3, insert 'o'.
+    t.type_str("\u{1b}[D\u{1b}[D\u{1b}[Do");
+    assert!(t.screen().contains("┃ hello world"), "{}", t.screen());
+    // Ctrl+W kills the last word, Ctrl+Y yanks it back.
+    t.type_str("\u{5}\u{17}");
+    assert!(t.screen().contains("┃ hello "), "{}", t.screen());
+    assert!(!t.screen().contains("world"));
+    t.type_str("\u{19}");
+    assert!(t.screen().contains("┃ hello world"));
+    // Ctrl+U clears the line; multi-line with Shift+Enter.
+    t.type_str("\u{15}one\u{1b}[13;2utwo");
+    let screen = t.screen();
+    assert!(screen.contains("┃ one\n┃ two"), "{screen}");
+}
+
+#[test]
+fn streamed_markdown_table_split_across_deltas() {
+    let host = FakeHost::new();
+    let reply = "Here it is:\n\n| Name | Size |\n|------|-----:|\n| alpha | 12 |\n| beta | 3 |\n\nDone **now**.\n";
+    let parts = chunks4(reply);
+    let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+    host.reply(text_reply(&refs));
+    let mut t = term(&host);
+    t.type_str("show a table\r");
+    let screen = t.screen();
+    assert!(screen.contains("┃ show a table"), "{screen}");
+    assert!(screen.contains("  Here it is:"), "{screen}");
+    assert!(screen.contains("alpha"), "{screen}");
+    assert!(screen.contains('│') && screen.contains('─'), "{screen}");
+    assert!(!screen.contains("|------|"), "{screen}");
+    assert!(screen.contains("Done now."), "{screen}");
+    // The turn summary.
+    assert!(screen.contains("(↑"), "{screen}");
+}
+
+#[test]
+fn two_turns_with_tool_calls_are_both_shown() {
+    let host = FakeHost::new();
+    host.reply(tool_reply("Let me look.", &[("c1", "ls")]))
+        .reply(text_reply(&["Found files."]))
+        .reply(tool_reply("", &[("c2", "cat notes.txt")]))
+        .reply(text_reply(&["It says hi."]));
+    host.state
+        .borrow_mut()
+        .exec_results
+        .push_back(ExecResult::Exited {
+            exit_code: 0,
+            stdout: "a.txt\nnotes.txt\n".into(),
+            stderr: String::new(),
+        });
+    host.state
+        .borrow_mut()
+        .exec_results
+        .push_back(ExecResult::Exited {
+            exit_code: 2,
+            stdout: String::new(),
+            stderr: "no such file\n".into(),
+        });
+    let mut t = Term::start(
+        &host,
+        Options {
+            workspace: Some("allow-sandboxed"),
+            rows: 40,
+            ..Options::default()
+        },
+    );
+    t.type_str("list\r");
+    t.type_str("read notes\r");
+    let screen = t.screen();
+    assert!(screen.contains("Ran ls · exit 0"), "{screen}");
+    assert!(screen.contains("a.txt"), "{screen}");
+    assert!(screen.contains("cat notes.txt · exit 2"), "{screen}");
+    assert!(screen.contains("no such file"), "{screen}");
+    assert!(screen.contains("Found files."), "{screen}");
+    assert!(screen.contains("It says hi."), "{screen}");
+}
+
+fn approval_term(host: &FakeHost) -> Term {
+    host.reply(tool_reply("", &[("c1", "rm -rf build")]))
+        .reply(text_reply(&["ok"]));
+    let mut t = Term::start(
+        host,
+        Options {
+            workspace: Some("prompt"),
+            rows: 30,
+            ..Options::default()
+        },
+    );
+    t.type_str("clean up\r");
+    let screen = t.screen();
+    assert!(screen.contains("Permission needed"), "{screen}");
+    assert!(screen.contains("$ rm -rf build"), "{screen}");
+    assert!(screen.contains("Waiting for approval"), "{screen}");
+    t
+}
+
+#[test]
+fn approval_allow_once() {
+    let host = FakeHost::new();
+    let mut t = approval_term(&host);
+    // The UI keeps running while the approval waits: typing into it works, time passes.
+    t.advance(1500);
+    t.type_str("1");
+    assert_eq!(host.state.borrow().exec_calls, vec!["rm -rf build"]);
+    let screen = t.screen();
+    assert!(!screen.contains("Permission needed"), "{screen}");
+    assert!(screen.contains("Ran rm -rf build"), "{screen}");
+}
+
+#[test]
+fn approval_allow_always_and_deny_with_note() {
+    let host = FakeHost::new();
+    let mut t = approval_term(&host);
+    t.type_str("\u{1b}[B\r");
+    assert_eq!(host.state.borrow().exec_calls.len(), 1);
+    // Deny, with a note for the model.
+    host.reply(tool_reply("", &[("c2", "curl evil")]))
+        .reply(text_reply(&["fine"]));
+    t.type_str("next\r");
+    assert!(t.screen().contains("$ curl evil"));
+    t.type_str("3use the cache\r");
+    assert_eq!(host.state.borrow().exec_calls.len(), 1);
+    let screen = t.screen();
+    assert!(screen.contains("Failed curl evil"), "{screen}");
+    let requests = host.chat_requests();
+    let last = serde_json::to_string(requests.last().unwrap()).unwrap();
+    assert!(last.contains("use the cache"), "{last}");
+}
+
+#[test]
+fn ctrl_c_cancels_a_streaming_turn() {
+    let host = FakeHost::new();
+    host.reply(Reply::Stall {
+        chunks: vec![fake_host::sse(&[
+            r#"{"type":"text-delta","id":"t","delta":"partial answer\n"}"#,
+        ])[..60]
+            .to_vec()],
+    });
+    let mut t = term(&host);
+    t.type_str("go\r");
+    assert!(t.screen().contains("Thinking"), "{}", t.screen());
+    t.type_str("\u{3}");
+    let screen = t.screen();
+    assert!(screen.contains("cancelled"), "{screen}");
+    assert!(screen.contains("press ctrl+c again to exit"), "{screen}");
+    assert!(!screen.contains("Thinking"), "{screen}");
+    // The second Ctrl+C exits.
+    t.type_str("\u{3}");
+    assert_eq!(t.env.exited.get(), Some(0));
+}
+
+#[test]
+fn esc_cancels_a_running_command() {
+    let host = FakeHost::new();
+    host.reply(tool_reply("", &[("c1", "sleep 100")]))
+        .reply(text_reply(&["stopped"]));
+    host.state.borrow_mut().exec_hangs = true;
+    let mut t = Term::start(
+        &host,
+        Options {
+            workspace: Some("allow-sandboxed"),
+            ..Options::default()
+        },
+    );
+    t.type_str("wait\r");
+    assert!(t.screen().contains("Running sleep 100"), "{}", t.screen());
+    t.advance(2000);
+    assert!(t.screen().contains("(2s)"), "{}", t.screen());
+    t.type_str("\u{1b}");
+    // A lone Esc resolves after the timeout.
+    t.advance(50);
+    let screen = t.screen();
+    assert!(screen.contains("cancelled"), "{screen}");
+}
+
+#[test]
+fn prompts_typed_during_a_turn_are_queued() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["first answer"]))
+        .reply(text_reply(&["second answer"]));
+    let mut t = term(&host);
+    t.type_only("first\r");
+    t.type_only("second\r");
+    let screen = t.screen();
+    assert!(screen.contains("queued 1"), "{screen}");
+    assert!(screen.contains("1 queued message"), "{screen}");
+    t.run();
+    let screen = t.screen();
+    assert!(screen.contains("first answer"), "{screen}");
+    assert!(screen.contains("second answer"), "{screen}");
+    assert!(!screen.contains("queued 1"), "{screen}");
+    let requests = host.chat_requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(user_texts(&requests[1]).last().unwrap(), "second");
+}
+
+#[test]
+fn history_across_two_runs() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["ok"]));
+    let store = Rc::new(RefCell::new(Vec::new()));
+    let mut t = Term::start(
+        &host,
+        Options {
+            history: Some(store.clone()),
+            ..Options::default()
+        },
+    );
+    t.type_str("remember this\r");
+    t.type_str("/exit\r");
+    assert_eq!(t.env.exited.get(), Some(0));
+    assert_eq!(*store.borrow(), vec!["remember this", "/exit"]);
+    let mut t2 = Term::start(
+        &host,
+        Options {
+            history: Some(store.clone()),
+            ..Options::default()
+        },
+    );
+    t2.type_str("\u{1b}[A");
+    assert!(t2.screen().contains("┃ /exit"), "{}", t2.screen());
+    t2.type_str("\u{10}");
+    assert!(t2.screen().contains("┃ remember this"), "{}", t2.screen());
+}
+
+#[test]
+fn config_is_restored_and_persisted() {
+    let host = FakeHost::new();
+    host.state
+        .borrow_mut()
+        .config
+        .insert("model".into(), "test/alpha-model".into());
+    let mut t = term(&host);
+    let status = t.screen().lines().last().unwrap().to_owned();
+    assert_eq!(status, "ask · alpha-model");
+    t.type_str("/permissions auto\r");
+    assert_eq!(host.state.borrow().config.get("mode").unwrap(), "code");
+    t.type_str("/model test/beta-model\r");
+    assert_eq!(
+        host.state.borrow().config.get("model").unwrap(),
+        "test/beta-model"
+    );
+    let screen = t.screen();
+    assert!(screen.contains("Switched to test/beta-model"), "{screen}");
+    assert_eq!(screen.lines().last().unwrap(), "auto · beta-model");
+}
+
+#[test]
+fn resume_last_replays_without_a_request_and_resume_picker() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["The answer is 42."]));
+    let mut t = term(&host);
+    t.type_str("what is the answer\r");
+    let before = host.state.borrow().requests.len();
+    let t2 = Term::start(
+        &host,
+        Options {
+            resume: Some("last".into()),
+            ..Options::default()
+        },
+    );
+    let screen = t2.screen();
+    assert!(screen.contains("┃ what is the answer"), "{screen}");
+    assert!(screen.contains("The answer is 42."), "{screen}");
+    assert_eq!(host.state.borrow().requests.len(), before);
+    // The picker in the first terminal.
+    t.type_str("/resume\r");
+    let screen = t.screen();
+    assert!(screen.contains("Resume a session"), "{screen}");
+    assert!(screen.contains("what is the answer"), "{screen}");
+    t.type_str("\r");
+    let screen = t.screen();
+    assert!(screen.contains("Session: resumed"), "{screen}");
+}
+
+#[test]
+fn new_mid_turn_starts_without_history() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["one"]))
+        .reply(Reply::Hang)
+        .reply(text_reply(&["fresh"]));
+    let mut t = term(&host);
+    t.type_str("first\r");
+    t.type_str("second\r");
+    assert!(t.screen().contains("Thinking"));
+    t.type_str("/new\r");
+    t.type_str("third\r");
+    let screen = t.screen();
+    assert!(screen.contains("fresh"), "{screen}");
+    let requests = host.chat_requests();
+    assert_eq!(user_texts(requests.last().unwrap()), vec!["third"]);
+}
+
+#[test]
+fn resize_rewraps_the_composer() {
+    let host = FakeHost::new();
+    let mut t = Term::start(
+        &host,
+        Options {
+            cols: 40,
+            ..Options::default()
+        },
+    );
+    t.type_str("the quick brown fox jumps over the lazy dog again and again");
+    let narrow = t.screen();
+    assert!(
+        narrow.contains("┃ the quick brown fox jumps over the"),
+        "{narrow}"
+    );
+    assert!(narrow.contains("\n┃ lazy dog again and again"), "{narrow}");
+    t.resize(100, 24);
+    let wide = t.screen();
+    assert!(
+        wide.contains("┃ the quick brown fox jumps over the lazy dog again and again"),
+        "{wide}"
+    );
+}
+
+#[test]
+fn narrow_and_wide_screens() {
+    for cols in [40u16, 200] {
+        let host = FakeHost::new();
+        let reply = "A long paragraph that needs wrapping on a narrow screen but not on a wide one, with `code`.\n";
+        host.reply(text_reply(&[reply]));
+        let mut t = Term::start(
+            &host,
+            Options {
+                cols,
+                ..Options::default()
+            },
+        );
+        t.type_str("wrap\r");
+        let screen = t.screen();
+        for line in screen.lines() {
+            assert!(line.chars().count() <= cols as usize);
+        }
+        assert!(screen.contains("with code."), "{cols}: {screen}");
+    }
+}
+
+#[test]
+fn ctrl_d_exits_and_help_opens() {
+    let host = FakeHost::new();
+    let mut t = term(&host);
+    t.type_str("/help\r");
+    assert!(t.screen().contains("fx help"), "{}", t.screen());
+    t.type_str("perm");
+    assert!(t.screen().contains("/permissions"));
+    assert!(!t.screen().contains("/version"));
+    t.type_str("\u{1b}");
+    t.advance(50);
+    assert!(
+        t.screen().contains("Run /help for commands"),
+        "{}",
+        t.screen()
+    );
+    t.type_str("\u{4}");
+    assert_eq!(t.env.exited.get(), Some(0));
+}
+
+#[test]
+fn slash_menu_filters_as_you_type() {
+    let host = FakeHost::new();
+    let mut t = term(&host);
+    t.type_str("/mo");
+    let screen = t.screen();
+    assert!(screen.contains("/model"), "{screen}");
+    assert!(screen.contains("/models"), "{screen}");
+    assert!(!screen.contains("/resume"), "{screen}");
+    t.type_str("\u{1b}[B\r");
+    // /models opens the catalog screen.
+    assert!(t.screen().contains("Models"), "{}", t.screen());
+}
+
+#[test]
+fn model_text_cannot_inject_escape_sequences() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["safe \u{1b}]2;pwned\u{7}text \u{1b}[2J end"]));
+    let mut t = term(&host);
+    t.type_str("x\r");
+    assert!(!t.written().contains("pwned"));
+    assert!(t.screen().contains("safe text  end") || t.screen().contains("safe text end"));
+}

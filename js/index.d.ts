@@ -188,3 +188,62 @@ export function importNativeSession(files: Record<string, Uint8Array>): Promise<
  *   session log.
  */
 export function exportNativeSession(bytes: Uint8Array): Promise<Record<string, Uint8Array>>;
+
+// ---- The interactive terminal (createFxTerminal, xterm.js glue) ----
+
+/** What `createFxTerminal` draws into and reads from (see `xtermAdapter`). */
+export interface TerminalAdapter {
+  write(bytes: Uint8Array): void;
+  onData(callback: (data: string) => void): () => void;
+  onResize(callback: (size: { cols: number; rows: number }) => void): () => void;
+  onKeyData?(callback: (data: string) => void): () => void;
+  drain?(): Promise<void>;
+  readonly cols: number;
+  readonly rows: number;
+}
+
+export interface PromptHistoryStore {
+  load(workspaceRoot: string, limit: number): string[] | Promise<string[]>;
+  append(workspaceRoot: string, value: string, timestampMs: number): unknown;
+  clear?(workspaceRoot: string): unknown;
+}
+
+export interface FxTerminalOptions {
+  terminal: TerminalAdapter;
+  wasm?: WasmSource;
+  /** `["--resume", "last"]` or `["--resume", "<session id>"]`. */
+  args?: string[];
+  env?: Record<string, string | number | boolean | undefined | null>;
+  fetch?: typeof fetch;
+  configStore?: { get(id: string): unknown; set(id: string, value: string): unknown };
+  sessionStore?: unknown;
+  promptHistoryStore?: PromptHistoryStore;
+  oauthSessionStore?: unknown;
+  openUrl?: (url: string) => unknown;
+  workspace?: unknown;
+  /** Aborts the running turn's host effects when input contains it (default Ctrl+C). */
+  interruptKey?: string | false | null;
+  /** Receives `/export`'s native fx files (path → bytes). */
+  download?: (files: Record<string, Uint8Array>) => unknown;
+  onEvent?: (event: { type: string; timestamp: number; [key: string]: unknown }) => void;
+}
+
+export interface FxTerminal {
+  readonly interactive: Promise<void>;
+  /** 0 after /exit, 130 after abort(), 1 when the terminal could not start. */
+  readonly exited: Promise<number>;
+  write(data: string | Uint8Array): void;
+  resize(): void;
+  abort(): void;
+}
+
+export function createFxTerminal(options: FxTerminalOptions): Promise<FxTerminal>;
+export function xtermAdapter(term: unknown): TerminalAdapter;
+export function encodeXtermKeyEvent(event: {
+  type: string;
+  key: string;
+  shiftKey?: boolean;
+  altKey?: boolean;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+}): string | null;

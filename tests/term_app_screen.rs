@@ -259,6 +259,21 @@ fn prompts_typed_during_a_turn_are_queued() {
 }
 
 #[test]
+fn cancel_pauses_the_queue_until_enter() {
+    let host = FakeHost::new();
+    host.reply(Reply::Hang)
+        .reply(text_reply(&["second answer"]));
+    let mut t = term(&host);
+    t.type_str("first\r");
+    t.type_str("second\r");
+    t.type_str("\u{3}");
+    let screen = t.screen();
+    assert!(screen.contains("paused · enter to send"), "{screen}");
+    t.type_str("\r");
+    assert!(t.screen().contains("second answer"), "{}", t.screen());
+}
+
+#[test]
 fn history_across_two_runs() {
     let host = FakeHost::new();
     host.reply(text_reply(&["ok"]));
@@ -347,8 +362,10 @@ fn new_mid_turn_starts_without_history() {
     t.type_str("first\r");
     t.type_str("second\r");
     assert!(t.screen().contains("Thinking"));
-    t.type_str("/new\r");
-    t.type_str("third\r");
+    // Typed before the fresh session exists: the prompt waits for it.
+    t.type_only("/new\r");
+    t.type_only("third\r");
+    t.run();
     let screen = t.screen();
     assert!(screen.contains("fresh"), "{screen}");
     let requests = host.chat_requests();
@@ -444,4 +461,86 @@ fn model_text_cannot_inject_escape_sequences() {
     t.type_str("x\r");
     assert!(!t.written().contains("pwned"));
     assert!(t.screen().contains("safe text  end") || t.screen().contains("safe text end"));
+}
+
+#[test]
+fn theme_follows_the_terminal_background() {
+    let host = FakeHost::new();
+    let mut t = term(&host);
+    t.type_str("\u{1b}[?997;2n");
+    assert!(t.written().contains("\u{1b}]11;?\u{1b}\\"));
+    let n = t.written().len();
+    t.type_str("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\");
+    let after = t.written()[n..].to_owned();
+    // Already light from the report: no second repaint.
+    assert!(!after.contains("\u{1b}[3J"));
+    t.type_str("\u{1b}]11;rgb:0000/0000/0000\u{1b}\\");
+    let repaint = t.written()[n..].to_owned();
+    assert!(repaint.contains("\u{1b}[2J\u{1b}[3J"), "{repaint:?}");
+    assert!(
+        t.screen().contains("Run /help for commands"),
+        "{}",
+        t.screen()
+    );
+}
+
+#[test]
+fn transcript_review_shows_full_command_output() {
+    let host = FakeHost::new();
+    host.reply(tool_reply("", &[("c1", "seq 5")]))
+        .reply(text_reply(&["counted"]));
+    host.state
+        .borrow_mut()
+        .exec_results
+        .push_back(ExecResult::Exited {
+            exit_code: 0,
+            stdout: "1\n2\n3\n4\n5\n".into(),
+            stderr: String::new(),
+        });
+    let mut t = Term::start(
+        &host,
+        Options {
+            workspace: Some("allow-sandboxed"),
+            ..Options::default()
+        },
+    );
+    t.type_str("count\r");
+    let screen = t.screen();
+    assert!(screen.contains("3 more lines"), "{screen}");
+    assert!(!screen.contains("    5"), "{screen}");
+    t.type_str("\u{f}");
+    let review = t.screen();
+    assert!(review.contains("    5"), "{review}");
+    t.type_str("\u{f}");
+    assert!(t.screen().contains("counted"));
+}
+
+#[test]
+fn export_offers_native_files() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["hi"]));
+    let mut t = term(&host);
+    t.type_str("hello\r");
+    t.type_str("/export\r");
+    let downloads = t.env.downloads.borrow();
+    assert_eq!(downloads.len(), 1);
+    assert!(downloads[0].iter().any(|(path, _)| path == "events.jsonl"));
+    drop(downloads);
+    assert!(t.screen().contains("Export: offered"), "{}", t.screen());
+}
+
+#[test]
+fn unknown_commands_and_status() {
+    let host = FakeHost::new();
+    let mut t = term(&host);
+    t.type_str("/zzz\r");
+    assert!(
+        t.screen().contains("Command: unknown command"),
+        "{}",
+        t.screen()
+    );
+    t.type_str("/status\r");
+    assert!(t.screen().contains("permission_mode=ask"), "{}", t.screen());
+    t.type_str("/version\r");
+    assert!(t.screen().contains("Version: 0.1.0"));
 }

@@ -3,3 +3,5 @@
 
 pub mod agent;
 pub mod session;
+#[cfg(feature = "term")]
+pub mod term;

@@ -191,6 +191,7 @@ impl App {
         } else {
             self.notice("Session: started a new session");
         }
+        self.switching = true;
         self.effects.push(Effect::NewSession);
     }
 

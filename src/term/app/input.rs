@@ -285,6 +285,11 @@ impl App {
     /// Takes the draft: a slash command runs, a prompt starts a turn (or is queued).
     pub(crate) fn submit(&mut self) {
         let Some(text) = self.editor.submit() else {
+            // Enter on an empty draft sends prompts a cancel left paused.
+            if self.queue_paused {
+                self.queue_paused = false;
+                self.start_queued();
+            }
             return;
         };
         self.menu_selected = 0;
@@ -293,7 +298,7 @@ impl App {
         if text.starts_with('/') && self.run_command(&text) {
             return;
         }
-        if self.turn.is_some() || (self.queue_paused && !self.queue.is_empty()) {
+        if self.turn.is_some() || self.switching || (self.queue_paused && !self.queue.is_empty()) {
             self.queue.push_back(text);
             return;
         }

@@ -163,6 +163,8 @@ pub struct App {
     pub(crate) approval: Option<Approval>,
     pub(crate) exit_code: Option<i32>,
     pub(crate) started: bool,
+    /// A session switch (`/new`, `/resume`) is under way: prompts wait for it.
+    pub(crate) switching: bool,
 }
 
 impl App {
@@ -206,6 +208,7 @@ impl App {
             approval: None,
             exit_code: None,
             started: false,
+            switching: false,
         }
     }
 
@@ -483,9 +486,17 @@ impl App {
             }
         }
         if !self.queue_paused {
-            if let Some(next) = self.queue.pop_front() {
-                self.start_turn(next);
-            }
+            self.start_queued();
+        }
+    }
+
+    /// Starts the next queued prompt when nothing else runs.
+    pub(crate) fn start_queued(&mut self) {
+        if self.turn.is_some() || self.switching {
+            return;
+        }
+        if let Some(next) = self.queue.pop_front() {
+            self.start_turn(next);
         }
     }
 
@@ -495,6 +506,8 @@ impl App {
         self.title = None;
         self.push_text(TextKind::Notice, format!("Session: resumed {session_id}"));
         self.replay(updates);
+        self.switching = false;
+        self.start_queued();
     }
 
     /// A fresh session is ready (after `/new` or `/clear`).
@@ -502,6 +515,15 @@ impl App {
         self.session_id = session_id.to_owned();
         self.title = None;
         self.set_title();
+        self.switching = false;
+        self.start_queued();
+    }
+
+    /// A session switch failed: prompts go to the current session.
+    pub fn on_switch_failed(&mut self, message: &str) {
+        self.warning(message);
+        self.switching = false;
+        self.start_queued();
     }
 
     /// Takes what the driver must do.

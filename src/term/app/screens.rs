@@ -197,6 +197,7 @@ impl App {
                                 self.effects.push(super::Effect::Cancel { turn: turn.id });
                             }
                             self.queue.clear();
+                            self.switching = true;
                             self.effects.push(Effect::OpenSession(id));
                         }
                         return;

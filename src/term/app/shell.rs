@@ -435,7 +435,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                             *shell.inner.session.borrow_mut() = opened.session_id.clone();
                             app.on_new_session(&opened.session_id);
                         }
-                        Err(error) => app.warning(&error_text(&error)),
+                        Err(error) => app.on_switch_failed(&error_text(&error)),
                     }
                 }
                 shell.after();
@@ -473,7 +473,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                             app.mode = current(&opened, "mode");
                             app.on_session_opened(&opened.session_id, opened.history);
                         }
-                        Err(error) => app.warning(&error_text(&error)),
+                        Err(error) => app.on_switch_failed(&error_text(&error)),
                     }
                 }
                 shell.after();

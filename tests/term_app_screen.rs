@@ -544,3 +544,58 @@ fn unknown_commands_and_status() {
     t.type_str("/version\r");
     assert!(t.screen().contains("Version: 0.1.0"));
 }
+
+#[test]
+fn streaming_writes_little_per_token() {
+    let host = FakeHost::new();
+    let words = [
+        "stream", "render", "token", "wasm", "terminal", "quick", "frame", "diff",
+    ];
+    let deltas: Vec<String> = (0..2000)
+        .map(|i| {
+            let w = words[i % words.len()];
+            if i % 40 == 39 {
+                format!("{w}.\n\n")
+            } else {
+                format!("{w} ")
+            }
+        })
+        .collect();
+    let refs: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    let events: Vec<String> = refs
+        .iter()
+        .map(|p| serde_json::json!({"type": "text-delta", "id": "t", "delta": p}).to_string())
+        .chain([
+            r#"{"type":"finish","finishReason":{"unified":"stop","raw":"stop"},"usage":{}}"#
+                .to_owned(),
+        ])
+        .collect();
+    let event_refs: Vec<&str> = events.iter().map(String::as_str).collect();
+    let body = fake_host::sse(&event_refs);
+    // One chunk per event, as a network delivers them.
+    let chunks: Vec<Vec<u8>> = String::from_utf8(body)
+        .unwrap()
+        .split_inclusive("\n\n")
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    host.reply(Reply::Body {
+        status: 200,
+        chunks,
+        retry_after: None,
+    });
+    let mut t = term(&host);
+    t.type_str("go");
+    let before = t.env.out.borrow().len();
+    t.type_str("\r");
+    let bytes = t.env.out.borrow().len() - before;
+    let per_token = bytes as f64 / 2000.0;
+    eprintln!("bytes per token: {per_token:.1}");
+    if std::env::var("FX_DEBUG_FRAMES").is_ok() {
+        let out = t.written();
+        for frame in out.split("\u{1b}[?2026h").skip(500).take(12) {
+            eprintln!("{frame:?}");
+        }
+    }
+    assert!(per_token < 60.0, "{per_token}");
+    assert!(t.all_text().contains("terminal quick frame"));
+}

@@ -36,7 +36,7 @@ impl App {
         let tokens = format!(
             " (↑{} ↓{})",
             compact_count(turn.tokens_in),
-            compact_count(turn.tokens_out())
+            compact_count(turn.shown_out)
         );
         let mut line = StyledLine::new();
         if let Some(retry) = &turn.retry {

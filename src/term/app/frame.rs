@@ -35,6 +35,31 @@ fn move_down(out: &mut String, n: usize) {
     }
 }
 
+/// Display width of a row's text, skipping the SGR sequences rows are made of.
+fn visible_width(ansi: &str) -> usize {
+    let mut text = String::with_capacity(ansi.len());
+    let mut in_escape = false;
+    for c in ansi.chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (false, c) => text.push(c),
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+        }
+    }
+    crate::term::width::str_width(&text)
+}
+
+/// When `new` is `old` with more text appended: the column where `old` ends and the suffix.
+fn appended<'a>(old: &str, new: &'a str) -> Option<(usize, &'a str)> {
+    let base = old.strip_suffix("\u{1b}[0m").unwrap_or(old);
+    let suffix = new.strip_prefix(base)?;
+    if suffix.is_empty() || suffix == "\u{1b}[0m" {
+        return None;
+    }
+    Some((visible_width(base), suffix))
+}
+
 impl Frame {
     pub fn new() -> Self {
         Self::default()
@@ -86,12 +111,20 @@ impl Frame {
         if unchanged && cursor == self.cursor {
             return;
         }
+        // Frames that only append cells cannot tear; the rest are one synchronized update.
+        let frame_start = out.len();
+        let mut erased = !commit.is_empty();
         out.push_str(SYNC_BEGIN);
-        out.push_str("\u{1b}[?25l");
-        self.to_top(out);
+        // Inside a synchronized update the cursor never shows mid-frame; hide it only when it
+        // will be hidden afterwards anyway.
+        if cursor.is_none() {
+            out.push_str("\u{1b}[?25l");
+        }
         // Rows from the top of the live region that exist on screen (reachable without scrolling).
         let mut existing = self.prev.len().max(1);
+        let mut at = self.cursor_row;
         if !commit.is_empty() {
+            self.to_top(out);
             for row in commit {
                 out.push_str("\u{1b}[2K");
                 out.push_str(row);
@@ -99,16 +132,31 @@ impl Frame {
             }
             existing = existing.saturating_sub(commit.len()).max(1);
             self.prev = vec![None; existing];
+            at = 0;
         }
-        let mut at = 0usize;
         for (i, row) in live.iter().enumerate() {
             let same = self.prev.get(i).and_then(Option::as_deref) == Some(row.as_str());
             if same {
                 continue;
             }
             self.go_down(out, &mut at, i, &mut existing);
-            out.push_str("\r\u{1b}[2K");
-            out.push_str(row);
+            match self
+                .prev
+                .get(i)
+                .and_then(Option::as_deref)
+                .and_then(|old| appended(old, row))
+            {
+                // The row only grew (streamed text): write just the new cells.
+                Some((column, suffix)) => {
+                    let _ = write!(out, "\u{1b}[{}G", column + 1);
+                    out.push_str(suffix);
+                }
+                None => {
+                    erased = true;
+                    out.push_str("\r\u{1b}[2K");
+                    out.push_str(row);
+                }
+            }
         }
         if live.len() < existing {
             let target = live.len();
@@ -119,6 +167,7 @@ impl Frame {
                 at = target;
             }
             out.push_str("\r\u{1b}[J");
+            erased = true;
             existing = live.len().max(1);
         }
         let _ = existing;
@@ -129,11 +178,16 @@ impl Frame {
             move_up(out, at - row);
         }
         let _ = write!(out, "\u{1b}[{}G", col + 1);
+        let was_shown = self.cursor.is_some();
         self.cursor_row = row;
         self.cursor = cursor;
         self.prev = live.iter().cloned().map(Some).collect();
-        out.push_str(SYNC_END);
-        if cursor.is_some() {
+        if erased || cursor.is_none() {
+            out.push_str(SYNC_END);
+        } else {
+            out.replace_range(frame_start..frame_start + SYNC_BEGIN.len(), "");
+        }
+        if cursor.is_some() && (!was_shown || erased) {
             out.push_str("\u{1b}[?25h");
         }
     }

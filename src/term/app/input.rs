@@ -39,6 +39,9 @@ impl App {
                 self.handle_event(event);
             }
         }
+        if let Some(turn) = &mut self.turn {
+            turn.shown_out = turn.tokens_out();
+        }
         if self.ctrl_c_until.is_some_and(|d| self.now >= d) {
             self.ctrl_c_until = None;
         }

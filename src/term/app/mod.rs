@@ -105,6 +105,8 @@ pub struct ActiveTurn {
     pub approval_since: Option<u64>,
     pub retry: Option<String>,
     pub cancelling: bool,
+    /// The output token count the activity row shows (refreshed by the clock, not per token).
+    pub shown_out: u64,
 }
 
 impl ActiveTurn {
@@ -451,6 +453,7 @@ impl App {
             approval_since: None,
             retry: None,
             cancelling: false,
+            shown_out: 0,
         });
         self.effects.push(Effect::Prompt { turn: id, text });
     }

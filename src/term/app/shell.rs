@@ -320,8 +320,12 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.flush();
     }
 
-    /// The interrupt key arrived: cancel the running turn at once.
+    /// The interrupt key arrived (before its bytes): cancel the running turn at once.
     pub fn interrupt(&self) {
+        if self.inner.app.borrow().approval.is_some() {
+            // In the approval panel the key means "deny"; the panel handles it.
+            return;
+        }
         self.inner.app.borrow_mut().cancel_turn();
         self.process();
         self.flush();

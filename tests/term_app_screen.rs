@@ -599,3 +599,50 @@ fn streaming_writes_little_per_token() {
     assert!(per_token < 60.0, "{per_token}");
     assert!(t.all_text().contains("terminal quick frame"));
 }
+
+#[test]
+fn retries_show_in_the_activity_row_then_clear() {
+    let host = FakeHost::new();
+    host.reply(Reply::Body {
+        status: 503,
+        chunks: vec![b"busy".to_vec()],
+        retry_after: Some("1".into()),
+    })
+    .reply(text_reply(&["recovered"]));
+    let mut t = term(&host);
+    t.type_str("hi\r");
+    let screen = t.screen();
+    assert!(screen.contains("recovered"), "{screen}");
+    assert!(!screen.contains("retrying"), "{screen}");
+    assert!(t
+        .written()
+        .contains("HTTP 503: busy · retrying in 1s · attempt"));
+}
+
+#[test]
+fn ctrl_c_during_a_command_and_esc_during_a_stream() {
+    let host = FakeHost::new();
+    host.reply(tool_reply("", &[("c1", "sleep 100")]))
+        .reply(Reply::Stall { chunks: vec![] });
+    host.state.borrow_mut().exec_hangs = true;
+    let mut t = Term::start(
+        &host,
+        Options {
+            workspace: Some("allow-sandboxed"),
+            ..Options::default()
+        },
+    );
+    t.type_str("wait\r");
+    assert!(t.screen().contains("Running sleep 100"));
+    t.type_str("\u{3}");
+    assert!(t.screen().contains("cancelled"), "{}", t.screen());
+    assert!(!t.screen().contains("Running sleep"), "{}", t.screen());
+    assert!(t.screen().contains("Failed sleep 100"), "{}", t.screen());
+    t.type_str("again\r");
+    assert!(t.screen().contains("Thinking"));
+    t.type_str("\u{1b}");
+    t.advance(40);
+    let screen = t.screen();
+    assert!(!screen.contains("Thinking"), "{screen}");
+    assert_eq!(screen.matches("System: cancelled").count(), 2, "{screen}");
+}

@@ -54,14 +54,19 @@ test('the packed files are the ones the package needs', async () => {
   assert.deepEqual(files, [
     'LICENSE',
     'README.md',
+    'agent.js',
     'fx-core.js',
     'fx-core.wasm',
     'fx-term.js',
     'fx-term.wasm',
+    'host.js',
     'index.d.ts',
     'index.js',
+    'memory-stores.js',
     'package.json',
+    'terminal.js',
     'wasm.js',
+    'xterm.js',
   ]);
 });
 

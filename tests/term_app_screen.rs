@@ -247,7 +247,13 @@ fn prompts_typed_during_a_turn_are_queued() {
     t.type_only("second\r");
     let screen = t.screen();
     assert!(screen.contains("queued 1"), "{screen}");
-    assert!(screen.contains("1 queued message"), "{screen}");
+    assert!(screen.contains("1 queued message · ↑ to edit"), "{screen}");
+    // ↑ takes it back for editing; Enter queues it again.
+    t.type_only("\u{1b}[A");
+    assert!(t.screen().contains("┃ second"), "{}", t.screen());
+    assert!(!t.screen().contains("queued 1"));
+    t.type_only(" edited\r");
+    assert!(t.screen().contains("queued 1"));
     t.run();
     let screen = t.screen();
     assert!(screen.contains("first answer"), "{screen}");
@@ -255,7 +261,7 @@ fn prompts_typed_during_a_turn_are_queued() {
     assert!(!screen.contains("queued 1"), "{screen}");
     let requests = host.chat_requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(user_texts(&requests[1]).last().unwrap(), "second");
+    assert_eq!(user_texts(&requests[1]).last().unwrap(), "second edited");
 }
 
 #[test]
@@ -645,4 +651,31 @@ fn ctrl_c_during_a_command_and_esc_during_a_stream() {
     let screen = t.screen();
     assert!(!screen.contains("Thinking"), "{screen}");
     assert_eq!(screen.matches("System: cancelled").count(), 2, "{screen}");
+}
+
+#[test]
+fn approval_esc_and_ctrl_c_deny_and_the_clock_freezes() {
+    let host = FakeHost::new();
+    let mut t = approval_term(&host);
+    let frozen = t.screen();
+    t.advance(3000);
+    // The activity clock does not run while the panel waits.
+    let activity = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("Waiting for approval"))
+            .map(str::to_owned)
+    };
+    assert_eq!(activity(&frozen), activity(&t.screen()));
+    t.type_str("\u{1b}");
+    t.advance(40);
+    assert!(t.screen().contains("Failed rm -rf build"), "{}", t.screen());
+    assert!(host.state.borrow().exec_calls.is_empty());
+    host.reply(tool_reply("", &[("c2", "rm -rf dist")]))
+        .reply(text_reply(&["fine"]));
+    t.type_str("again\r");
+    assert!(t.screen().contains("$ rm -rf dist"));
+    t.type_str("\u{3}");
+    assert!(t.screen().contains("Failed rm -rf dist"), "{}", t.screen());
+    assert!(t.screen().contains("fine"), "{}", t.screen());
+    assert!(host.state.borrow().exec_calls.is_empty());
 }

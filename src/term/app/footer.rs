@@ -191,9 +191,9 @@ impl App {
                 "{n} queued message{}{}",
                 if n == 1 { "" } else { "s" },
                 if self.queue_paused {
-                    " · paused · enter to send"
+                    " · paused · enter to send · ↑ to edit"
                 } else {
-                    ""
+                    " · ↑ to edit"
                 }
             );
             footer.push(clipped(

@@ -124,6 +124,16 @@ impl App {
         if self.menu_key(key) {
             return;
         }
+        if key == KeyEvent::plain(KeyCode::Up) && self.editor.is_empty() {
+            // The newest queued prompt comes back into the draft for editing.
+            if let Some(text) = self.queue.pop_back() {
+                self.editor.set_text(&text);
+                if self.queue.is_empty() {
+                    self.queue_paused = false;
+                }
+                return;
+            }
+        }
         let before = self.editor.text().to_owned();
         match self.editor.handle_key(key, &self.history) {
             EditOutcome::Submit => self.submit(),

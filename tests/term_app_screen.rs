@@ -679,3 +679,43 @@ fn approval_esc_and_ctrl_c_deny_and_the_clock_freezes() {
     assert!(t.screen().contains("fine"), "{}", t.screen());
     assert!(host.state.borrow().exec_calls.is_empty());
 }
+
+#[test]
+fn model_picker_over_the_catalog_with_effort() {
+    let host = FakeHost::new();
+    host.state.borrow_mut().catalog = Some(
+        br#"{"object":"list","data":[
+          {"id":"test/plain-model","type":"language","released":2,"tags":["tool-use"]},
+          {"id":"test/thinker","type":"language","released":3,"tags":["tool-use","reasoning"],
+           "reasoning_options":[{"type":"effort","values":["low","high"]}]}]}"#
+            .to_vec(),
+    );
+    host.reply(text_reply(&["thought"]));
+    let mut t = term(&host);
+    t.type_str("/model\r");
+    let screen = t.screen();
+    assert!(screen.contains("Choose a model"), "{screen}");
+    assert!(
+        screen.contains("test/thinker · effort: low, high"),
+        "{screen}"
+    );
+    // Filter, pick, then choose the effort.
+    t.type_str("think\r");
+    assert!(
+        t.screen().contains("Reasoning effort for test/thinker"),
+        "{}",
+        t.screen()
+    );
+    t.type_str("\u{1b}[B\u{1b}[B\r");
+    let screen = t.screen();
+    assert!(screen.contains("Switched to test/thinker"), "{screen}");
+    assert!(screen.contains("Effort: high"), "{screen}");
+    assert_eq!(screen.lines().last().unwrap(), "ask · thinker · high");
+    assert_eq!(
+        host.state.borrow().config.get("model").unwrap(),
+        "test/thinker"
+    );
+    t.type_str("go\r");
+    let request = host.chat_requests().pop().unwrap();
+    assert!(request.to_string().contains("high"), "{request}");
+}

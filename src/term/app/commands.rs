@@ -24,7 +24,11 @@ const fn cmd(name: &'static str, args: &'static str, description: &'static str) 
 /// in its reply when it is missing).
 pub const COMMANDS: &[Command] = &[
     cmd("help", "", "list commands and keys"),
-    cmd("model", " [id]", "choose the model"),
+    cmd(
+        "model",
+        " [id] [effort]",
+        "choose the model and its reasoning effort",
+    ),
     cmd("models", "", "browse the model catalog"),
     cmd(
         "permissions",
@@ -70,7 +74,12 @@ impl App {
         match name {
             "help" => self.open_overlay(Overlay::help()),
             "model" if args.is_empty() => self.open_overlay(Overlay::models(self, true)),
-            "model" => self.set_model(args),
+            "model" => {
+                let mut parts = args.split_whitespace();
+                let model = parts.next().unwrap_or_default().to_owned();
+                let effort = parts.next().map(str::to_owned);
+                self.set_model(&model, effort);
+            }
             "models" => self.open_overlay(Overlay::models(self, false)),
             "permissions" => self.permissions(args),
             "new" | "clear" | "reset" => self.new_session(name == "clear"),
@@ -113,7 +122,7 @@ impl App {
         true
     }
 
-    pub(crate) fn set_model(&mut self, id: &str) {
+    pub(crate) fn set_model(&mut self, id: &str, effort: Option<String>) {
         if crate::agent::modes::validate_model_id(id).is_err() {
             self.notice(&format!("Model: \"{id}\" is not a valid model id"));
             return;
@@ -122,9 +131,9 @@ impl App {
             self.notice("Model: wait for the turn to finish (or press Esc) before switching");
             return;
         }
-        self.effects.push(Effect::SetConfig {
-            id: "model",
-            value: id.to_owned(),
+        self.effects.push(Effect::SetModel {
+            model: id.to_owned(),
+            effort,
         });
     }
 
@@ -152,6 +161,12 @@ impl App {
             id: "mode",
             value: value.to_owned(),
         });
+    }
+
+    /// The driver applied a reasoning effort.
+    pub fn on_effort_applied(&mut self, effort: &str) {
+        self.effort = effort.to_owned();
+        self.notice(&format!("Effort: {effort}"));
     }
 
     /// The driver applied a config value.

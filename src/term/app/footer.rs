@@ -85,6 +85,9 @@ impl App {
         }
         parts.push(if self.mode == "code" { "auto" } else { "ask" }.to_owned());
         parts.push(model_label(&self.model));
+        if self.effort != "auto" {
+            parts.push(self.effort.clone());
+        }
         let mut text = parts.join(" · ");
         if self.esc_clear_until.is_some() {
             text.push_str(" · esc again to clear");

@@ -46,6 +46,11 @@ pub enum Effect {
     Cancel { turn: u32 },
     /// Set `model` or `mode` on the session and persist it.
     SetConfig { id: &'static str, value: String },
+    /// Switch the model (persisted as `model`), then set its reasoning effort when given.
+    SetModel {
+        model: String,
+        effort: Option<String>,
+    },
     /// Start a fresh session (any turn was already cancelled).
     NewSession,
     /// List stored sessions for the resume picker ([`App::on_sessions`]).
@@ -156,6 +161,10 @@ pub struct App {
     pub(crate) session_id: String,
     pub(crate) title: Option<String>,
     pub(crate) models: Vec<String>,
+    /// Reasoning efforts per model id, from the catalog.
+    pub(crate) efforts: std::collections::HashMap<String, Vec<String>>,
+    /// The session's reasoning effort (`auto` by default).
+    pub(crate) effort: String,
     pub(crate) caps: Capabilities,
     pub(crate) ctrl_c_until: Option<u64>,
     pub(crate) esc_clear_until: Option<u64>,
@@ -201,6 +210,8 @@ impl App {
             session_id: String::new(),
             title: None,
             models: Vec::new(),
+            efforts: std::collections::HashMap::new(),
+            effort: "auto".to_owned(),
             caps,
             ctrl_c_until: None,
             esc_clear_until: None,
@@ -230,9 +241,15 @@ impl App {
         self.set_title();
     }
 
-    /// The catalog's model ids, for `/model` and `/models`.
-    pub fn set_models(&mut self, models: Vec<String>) {
-        self.models = models;
+    /// The catalog's model ids with their reasoning efforts, for `/model` and `/models`.
+    pub fn set_models(&mut self, models: Vec<(String, Vec<String>)>) {
+        self.efforts = models
+            .iter()
+            .filter(|(_, efforts)| !efforts.is_empty())
+            .cloned()
+            .collect();
+        self.models = models.into_iter().map(|(id, _)| id).collect();
+        self.alt_dirty = true;
     }
 
     /// Loads the prompt history (oldest first).

@@ -30,6 +30,12 @@ pub enum Overlay {
         entries: Vec<SessionEntry>,
         selected: usize,
     },
+    /// The second step of `/model` for a model with reasoning efforts.
+    Effort {
+        model: String,
+        options: Vec<String>,
+        selected: usize,
+    },
 }
 
 impl Overlay {
@@ -166,7 +172,20 @@ impl App {
                         let pick = *pick;
                         self.close_overlay();
                         if let (true, Some(id)) = (pick, chosen) {
-                            self.set_model(&id);
+                            match self.efforts.get(&id).cloned() {
+                                Some(efforts) => {
+                                    let mut options = vec!["auto".to_owned()];
+                                    options.extend(efforts);
+                                    let selected =
+                                        options.iter().position(|e| *e == self.effort).unwrap_or(0);
+                                    self.open_overlay(Overlay::Effort {
+                                        model: id,
+                                        options,
+                                        selected,
+                                    });
+                                }
+                                None => self.set_model(&id, None),
+                            }
                         }
                         return;
                     }
@@ -184,6 +203,25 @@ impl App {
                 }
                 _ => {}
             },
+            Overlay::Effort {
+                model,
+                options,
+                selected,
+            } => {
+                let n = options.len().max(1);
+                match key.code {
+                    KeyCode::Up => *selected = (*selected + n - 1) % n,
+                    KeyCode::Down => *selected = (*selected + 1) % n,
+                    KeyCode::Enter => {
+                        let effort = options.get(*selected).cloned();
+                        let model = model.clone();
+                        self.close_overlay();
+                        self.set_model(&model, effort);
+                        return;
+                    }
+                    _ => {}
+                }
+            }
             Overlay::Resume { entries, selected } => {
                 let n = entries.len().max(1);
                 match key.code {
@@ -270,6 +308,12 @@ impl App {
                 let start = selected.saturating_add(1).saturating_sub(room);
                 for (i, m) in models.iter().enumerate().skip(start).take(room) {
                     let current = if *m == self.model { " (current)" } else { "" };
+                    let efforts = self
+                        .efforts
+                        .get(m)
+                        .map(|e| format!(" · effort: {}", e.join(", ")))
+                        .unwrap_or_default();
+                    let current = format!("{current}{efforts}");
                     let (mark, style) = if i == *selected {
                         ("❯ ", Style::plain().bold())
                     } else {
@@ -298,6 +342,28 @@ impl App {
                 let start = end.saturating_sub(room);
                 rows.extend(all.into_iter().skip(start).take(end - start));
                 "↑↓ PgUp PgDn Scroll    Esc Close".to_owned()
+            }
+            Overlay::Effort {
+                model,
+                options,
+                selected,
+            } => {
+                rows.push(row(&format!("Reasoning effort for {model}"), title, w));
+                rows.push(StyledLine::new());
+                for (i, option) in options.iter().enumerate() {
+                    let current = if *option == self.effort {
+                        " (current)"
+                    } else {
+                        ""
+                    };
+                    let (mark, style) = if i == *selected {
+                        ("❯ ", Style::plain().bold())
+                    } else {
+                        ("  ", Style::plain())
+                    };
+                    rows.push(row(&format!("{mark}{option}{current}"), style, w));
+                }
+                "↑↓ Navigate    Enter Use    Esc Close".to_owned()
             }
             Overlay::Resume { entries, selected } => {
                 rows.push(row("Resume a session", title, w));

@@ -358,10 +358,17 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         let shell = self.clone();
         self.inner.env.spawn(Box::pin(async move {
             shell.inner.agent.load_catalog().await;
-            let ids = shell.inner.agent.catalog_ids();
+            let agent = &shell.inner.agent;
+            let models = agent
+                .catalog_ids()
+                .into_iter()
+                .map(|id| {
+                    let efforts = agent.model_efforts(&id);
+                    (id, efforts)
+                })
+                .collect();
             let mut app = shell.inner.app.borrow_mut();
-            app.set_models(ids);
-            app.alt_dirty = true;
+            app.set_models(models);
             drop(app);
             shell.flush();
         }));
@@ -425,6 +432,31 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     let mut app = shell.inner.app.borrow_mut();
                     match result {
                         Ok(_) => app.on_config_applied(id, &value),
+                        Err(error) => app.warning(&error_text(&error)),
+                    }
+                }
+                shell.after();
+            }),
+            Effect::SetModel { model, effort } => self.spawn(async move {
+                let session = shell.inner.session.borrow().clone();
+                let agent = &shell.inner.agent;
+                let result = agent
+                    .set_config(&session, "model", &model, "terminal")
+                    .await;
+                let ok = result.is_ok();
+                {
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(_) => app.on_config_applied("model", &model),
+                        Err(error) => app.warning(&error_text(&error)),
+                    }
+                }
+                if let (true, Some(effort)) = (ok, effort) {
+                    let current = shell.inner.session.borrow().clone();
+                    let result = agent.set_effort(&current, &effort).await;
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(()) => app.on_effort_applied(&effort),
                         Err(error) => app.warning(&error_text(&error)),
                     }
                 }

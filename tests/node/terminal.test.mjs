@@ -112,6 +112,19 @@ describe('createFxTerminal', () => {
     runtime.abort();
   });
 
+  test('Ctrl+C in the approval panel denies the command without ending the turn', async () => {
+    const net = fakeFetch([{ events: toolEvents('', [['c1', 'shutdown now']]) }, { events: textEvents('not run') }]);
+    const workspace = fakeWorkspace({ permission: 'prompt' });
+    const { term, runtime } = await startTerminal({ fetch: net.fetch, env, workspace }, { rows: 30 });
+    runtime.write('stop it\r');
+    await contains(term, '$ shutdown now');
+    runtime.write('\x03');
+    const text = await contains(term, 'not run');
+    assert.match(text, /Failed shutdown now/);
+    assert.equal(workspace.calls.length, 0);
+    runtime.abort();
+  });
+
   test('Ctrl+C cancels a streaming turn; Esc cancels a running command', async () => {
     const net = fakeFetch([
       { stall: true, chunks: ['data: {"type":"text-delta","id":"t","delta":"partial\\n"}\n\n'] },

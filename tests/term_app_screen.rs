@@ -719,3 +719,19 @@ fn model_picker_over_the_catalog_with_effort() {
     let request = host.chat_requests().pop().unwrap();
     assert!(request.to_string().contains("high"), "{request}");
 }
+
+#[test]
+fn deltas_arriving_together_make_one_frame() {
+    let host = FakeHost::new();
+    let parts: Vec<String> = (0..50).map(|i| format!("w{i} ")).collect();
+    let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+    host.reply(text_reply(&refs));
+    let mut t = term(&host);
+    t.type_str("go");
+    let writes = t.env.writes.get();
+    t.type_str("\r");
+    let frames = t.env.writes.get() - writes;
+    assert!(frames <= 5, "{frames} writes for one chunk of 50 deltas");
+    assert!(t.screen().contains("w0 w1 w2"), "{}", t.screen());
+    assert!(t.screen().contains("w49"), "{}", t.screen());
+}

@@ -59,6 +59,8 @@ pub struct TermHost<H: Host> {
     inner: H,
     app: Rc<RefCell<App>>,
     repaint: Rc<dyn Fn()>,
+    /// Repaints at once (rare events that must show even if the turn moves on quickly).
+    repaint_now: Rc<dyn Fn()>,
     pending: RefCell<Option<oneshot::Sender<PermissionAnswer>>>,
 }
 
@@ -164,7 +166,7 @@ impl<H: Host> Host for TermHost<H> {
             self.app
                 .borrow_mut()
                 .on_retry(*attempt, *limit, *delay_ms, reason);
-            (self.repaint)();
+            (self.repaint_now)();
         }
         self.inner.event(event);
     }
@@ -218,7 +220,26 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     pub fn new(host: H, config: AgentConfig, env: E, size: (u16, u16), caps: Capabilities) -> Self {
         let app = Rc::new(RefCell::new(App::new(size.0, size.1, caps)));
         let env = Rc::new(env);
+        // Updates mark the screen dirty; one task repaints after however many arrived together
+        // (a network chunk often carries many text deltas).
         let repaint: Rc<dyn Fn()> = {
+            let app = app.clone();
+            let env = env.clone();
+            let scheduled = Rc::new(Cell::new(false));
+            Rc::new(move || {
+                if scheduled.replace(true) {
+                    return;
+                }
+                let app = app.clone();
+                let task_env = env.clone();
+                let scheduled = scheduled.clone();
+                env.spawn(Box::pin(async move {
+                    scheduled.set(false);
+                    flush_with(&app, &*task_env);
+                }));
+            })
+        };
+        let repaint_now: Rc<dyn Fn()> = {
             let app = app.clone();
             let env = env.clone();
             Rc::new(move || flush_with(&app, &*env))
@@ -227,6 +248,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             inner: host,
             app: app.clone(),
             repaint,
+            repaint_now,
             pending: RefCell::new(None),
         };
         Shell {

@@ -92,14 +92,16 @@ function replyDeltas(tokens) {
   return deltas;
 }
 
-async function streamedReply(tokens) {
+async function streamedReply(tokens, perChunk = 1) {
   const deltas = replyDeltas(tokens);
   const events = [
     ...deltas.map((delta) => ({ type: 'text-delta', id: 't', delta })),
     { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: {} },
   ];
   // One SSE event per chunk, so every token arrives as its own read.
-  const chunks = sse(events).split(/(?<=\n\n)/);
+  const single = sse(events).split(/(?<=\n\n)/);
+  const chunks = [];
+  for (let i = 0; i < single.length; i += perChunk) chunks.push(single.slice(i, i + perChunk).join(''));
   const net = fakeFetch([{ chunks }]);
   const { term, adapter, stats } = instrumented();
   const runtime = await createFxTerminal({ terminal: adapter, env, fetch: net.fetch });
@@ -134,6 +136,7 @@ const tti = await timeToInteractive(5);
 const echo = await keystrokeEcho(300);
 const tokens = 5000;
 const stream = await streamedReply(tokens);
+const batched = await streamedReply(tokens, 8);
 
 console.log(`Node ${process.version}, @xterm/headless, 100×30`);
 console.log(`time to interactive, first (loads fx-term.wasm): ${coldMs.toFixed(1)} ms`);
@@ -144,5 +147,9 @@ console.log(
 );
 console.log(
   `streamed reply of ${tokens} tokens: ${stream.bytes} bytes in ${stream.writes} writes, ` +
-    `${(stream.bytes / tokens).toFixed(1)} bytes per token, ${stream.elapsed.toFixed(0)} ms end to end`,
+    `${(stream.bytes / tokens).toFixed(1)} bytes per token, ${stream.elapsed.toFixed(0)} ms end to end (one token per network chunk)`,
+);
+console.log(
+  `streamed reply of ${tokens} tokens, 8 per network chunk: ${batched.bytes} bytes in ${batched.writes} writes, ` +
+    `${(batched.bytes / tokens).toFixed(1)} bytes per token, ${batched.elapsed.toFixed(0)} ms end to end`,
 );

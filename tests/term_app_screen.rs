@@ -735,3 +735,32 @@ fn deltas_arriving_together_make_one_frame() {
     assert!(t.screen().contains("w0 w1 w2"), "{}", t.screen());
     assert!(t.screen().contains("w49"), "{}", t.screen());
 }
+
+#[test]
+fn nothing_is_written_after_exit_or_abort() {
+    let host = FakeHost::new();
+    host.reply(Reply::Hang);
+    let mut t = term(&host);
+    t.type_str("wait\r");
+    t.type_only("/exit\r");
+    let after_exit = t.env.out.borrow().len();
+    t.run();
+    t.advance(1000);
+    assert_eq!(
+        t.env.out.borrow().len(),
+        after_exit,
+        "{:?}",
+        String::from_utf8_lossy(&t.env.out.borrow()[after_exit - 200..])
+    );
+    assert_eq!(t.env.exited.get(), Some(0));
+    assert!(!t.screen().contains("ask ·"), "{}", t.screen());
+    let host = FakeHost::new();
+    host.reply(Reply::Hang);
+    let mut t = term(&host);
+    t.type_str("wait\r");
+    t.shell.abort();
+    let n = t.env.out.borrow().len();
+    t.run();
+    t.type_str("more");
+    assert_eq!(t.env.out.borrow().len(), n);
+}

@@ -177,6 +177,8 @@ pub struct App {
     pub(crate) started: bool,
     /// A session switch (`/new`, `/resume`) is under way: prompts wait for it.
     pub(crate) switching: bool,
+    /// The goodbye frame was written: nothing more is.
+    pub(crate) silent: bool,
 }
 
 impl App {
@@ -223,6 +225,7 @@ impl App {
             exit_code: None,
             started: false,
             switching: false,
+            silent: false,
         }
     }
 
@@ -451,6 +454,12 @@ impl App {
             || self.esc_clear_until.is_some()
     }
 
+    /// The host took the terminal back (abort): nothing more is written.
+    pub fn silence(&mut self, code: i32) {
+        self.exit_code.get_or_insert(code);
+        self.silent = true;
+    }
+
     /// Leaves with `code`: the footer is erased, the terminal modes restored.
     pub fn exit(&mut self, code: i32) {
         if self.exit_code.is_some() {
@@ -515,6 +524,9 @@ impl App {
 
     /// The bytes to write now (empty when nothing changed).
     pub fn render(&mut self) -> Vec<u8> {
+        if self.silent {
+            return Vec::new();
+        }
         let mut out = std::mem::take(&mut self.out);
         if self.overlay.is_some() && self.exit_code.is_none() {
             self.render_overlay(&mut out);
@@ -542,6 +554,7 @@ impl App {
         if self.exit_code.is_some() {
             self.frame.paint(&mut out, &commit, &[], None);
             out.push_str("\u{1b}[?2004l\u{1b}[?2031l\u{1b}[?7h\u{1b}[0m\u{1b}]2;\u{7}\u{1b}[?25h");
+            self.silent = true;
             return out.into_bytes();
         }
         let (live, cursor) = self.live_rows();

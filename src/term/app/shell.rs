@@ -369,6 +369,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     /// Stops everything without writing (the host releases the terminal).
     pub fn abort(&self) {
+        self.inner.app.borrow_mut().silence(130);
         self.inner.agent.shutdown();
         self.inner.agent.host().answer(PermissionAnswer::Cancelled);
     }

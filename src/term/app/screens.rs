@@ -76,7 +76,9 @@ const HELP_KEYS: &[(&str, &str)] = &[
 ];
 
 fn row(text: &str, style: Style, width: usize) -> StyledLine {
-    let (kept, _) = truncate_to_width(text, width);
+    // Titles and model ids come from stored data: never let a control sequence through.
+    let text = crate::term::sanitize::sanitize(text).replace(['\n', '\t'], " ");
+    let (kept, _) = truncate_to_width(&text, width);
     StyledLine::from_span(crate::term::style::Span::new(kept, style))
 }
 

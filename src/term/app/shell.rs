@@ -538,10 +538,19 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::AppendHistory(text) => self.spawn(async move {
-                if let Err(message) = shell.inner.env.history_append(&text).await {
-                    shell.inner.app.borrow_mut().notice(&format!(
+                let notice = match shell.inner.env.history_append(&text).await {
+                    Ok(outcome) if outcome == "record_too_large" => Some(
+                        "History: this entry is too large for the prompt history and was not saved"
+                            .to_owned(),
+                    ),
+                    // `duplicate` and `appended` both mean the history holds it.
+                    Ok(_) => None,
+                    Err(message) => Some(format!(
                         "History: could not save the prompt ({message}); it was still sent"
-                    ));
+                    )),
+                };
+                if let Some(notice) = notice {
+                    shell.inner.app.borrow_mut().notice(&notice);
                     shell.after();
                 }
             }),

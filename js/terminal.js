@@ -86,6 +86,20 @@ function historyAdapter(store, emit) {
   };
 }
 
+/** The host's configStore, reporting each stored value read at start as `config.restore`. */
+function observedConfigStore(store, emit) {
+  if (!store || typeof store.get !== 'function') return store;
+  const observed = {
+    async get(id) {
+      const value = await store.get(id);
+      if (typeof value === 'string') emit('config.restore', { configId: id, value });
+      return value;
+    },
+  };
+  if (typeof store.set === 'function') observed.set = (id, value) => store.set(id, value);
+  return observed;
+}
+
 /**
  * Runs the fx terminal against `options.terminal` (see `xtermAdapter`). Resolves once the core
  * is loaded and input is attached; `interactive` resolves after the first frame is painted.
@@ -103,7 +117,7 @@ export async function createFxTerminal(options) {
     fetch: options.fetch,
     env,
     sessionStore: options.sessionStore ?? memorySessionStore(),
-    configStore: options.configStore,
+    configStore: observedConfigStore(options.configStore, emit),
     workspace: options.workspace,
     onPermission: undefined,
     emit,

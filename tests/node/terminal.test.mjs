@@ -188,14 +188,16 @@ describe('createFxTerminal', () => {
 
   test('config is restored at start and persisted by /model and /permissions', async () => {
     const configStore = memoryConfigStore({ model: 'test/alpha-model' });
-    const { term, runtime } = await startTerminal({ fetch: fakeFetch([]).fetch, env, configStore });
+    const { term, runtime, events } = await startTerminal({ fetch: fakeFetch([]).fetch, env, configStore });
     await until(term, (t) => /^ask · alpha-model$/m.test(t));
+    assert.ok(events.some((e) => e.type === 'config.restore' && e.configId === 'model' && e.value === 'test/alpha-model'));
     runtime.write('/permissions auto\r');
     await until(term, (t) => /^auto · alpha-model$/m.test(t));
     runtime.write('/model test/beta-model\r');
     await contains(term, 'Switched to test/beta-model');
     assert.equal(await configStore.get('mode'), 'code');
     assert.equal(await configStore.get('model'), 'test/beta-model');
+    assert.ok(events.some((e) => e.type === 'config.changed' && e.configId === 'mode' && e.value === 'code' && e.source === 'terminal'));
     runtime.abort();
   });
 

@@ -764,3 +764,22 @@ fn nothing_is_written_after_exit_or_abort() {
     t.type_str("more");
     assert_eq!(t.env.out.borrow().len(), n);
 }
+
+#[test]
+fn clear_mid_turn_repaints_a_fresh_screen() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["old answer"]))
+        .reply(Reply::Hang)
+        .reply(text_reply(&["new answer"]));
+    let mut t = term(&host);
+    t.type_str("first\r");
+    t.type_str("second\r");
+    t.type_str("/clear\r");
+    let screen = t.screen();
+    assert!(!screen.contains("old answer"), "{screen}");
+    assert!(screen.contains("Run /help for commands"), "{screen}");
+    t.type_str("third\r");
+    assert!(t.screen().contains("new answer"), "{}", t.screen());
+    let requests = host.chat_requests();
+    assert_eq!(user_texts(requests.last().unwrap()), vec!["third"]);
+}

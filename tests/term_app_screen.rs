@@ -473,16 +473,27 @@ fn model_text_cannot_inject_escape_sequences() {
 fn theme_follows_the_terminal_background() {
     let host = FakeHost::new();
     let mut t = term(&host);
-    t.type_str("\u{1b}[?997;2n");
-    assert!(t.written().contains("\u{1b}]11;?\u{1b}\\"));
     let n = t.written().len();
-    t.type_str("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\");
-    let after = t.written()[n..].to_owned();
-    // Already light from the report: no second repaint.
-    assert!(!after.contains("\u{1b}[3J"));
-    t.type_str("\u{1b}]11;rgb:0000/0000/0000\u{1b}\\");
-    let repaint = t.written()[n..].to_owned();
+    // A light scheme report: fenced, then the background is asked behind a second fence.
+    t.type_str("\u{1b}[?997;2n");
+    assert!(
+        t.written()[n..].ends_with("\u{1b}[c"),
+        "{:?}",
+        &t.written()[n..]
+    );
+    t.type_str("\u{1b}[?1;2c");
+    assert!(t.written()[n..].contains("\u{1b}]11;?\u{1b}\\\u{1b}[c"));
+    // A black background answered before the fence wins over the light report: no change.
+    t.type_str("\u{1b}]11;rgb:0000/0000/0000\u{1b}\\\u{1b}[?1;2c");
+    assert!(!t.written()[n..].contains("\u{1b}[3J"));
+    // A white one switches to light: scrollback cleared, everything repainted.
+    let m = t.written().len();
+    t.type_str("\u{1b}[?997;2n");
+    t.type_str("\u{1b}[?1;2c");
+    t.type_str("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\\u{1b}[?1;2c");
+    let repaint = t.written()[m..].to_owned();
     assert!(repaint.contains("\u{1b}[2J\u{1b}[3J"), "{repaint:?}");
+    assert!(repaint.contains("\u{1b}[0;38;5;243m"), "{repaint:?}");
     assert!(
         t.screen().contains("Run /help for commands"),
         "{}",

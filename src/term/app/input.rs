@@ -3,7 +3,7 @@
 
 use super::commands::matching_commands;
 use super::screens::Overlay;
-use super::{App, Effect, Theme};
+use super::{App, Effect, Theme, ThemeProbe};
 use crate::agent::acp::PermissionAnswer;
 use crate::term::keys::{ColorScheme, InputEvent, KeyCode, KeyEvent, Modifiers, ESCAPE_TIMEOUT_MS};
 use crate::term::line_editor::EditOutcome;
@@ -67,22 +67,37 @@ impl App {
             InputEvent::PasteRejected(_) => {
                 self.notice("Input: the pasted text was too large or not UTF-8 and was not added")
             }
+            // Theme detection: a scheme report is fenced with a device-attributes query; after
+            // its reply the exact background is asked (OSC 11) behind a second fence. The
+            // background decides when it answered before the fence, else the report does.
             InputEvent::ColorScheme(scheme) => {
-                // Ask for the exact background too; its answer refines the choice.
-                self.out.push_str("\u{1b}]11;?\u{1b}\\");
-                self.set_theme(match scheme {
-                    ColorScheme::Dark => Theme::Dark,
-                    ColorScheme::Light => Theme::Light,
-                });
+                self.theme_probe = ThemeProbe::First(scheme);
+                self.out.push_str("\u{1b}[c");
             }
-            InputEvent::BackgroundColor(rgb) => self.set_theme(if rgb.is_light() {
-                Theme::Light
-            } else {
-                Theme::Dark
-            }),
-            InputEvent::Focus(_)
-            | InputEvent::DeviceAttributes
-            | InputEvent::CursorPosition { .. } => {}
+            InputEvent::DeviceAttributes => match self.theme_probe {
+                ThemeProbe::First(scheme) => {
+                    self.theme_probe = ThemeProbe::Second(scheme, None);
+                    self.out.push_str("\u{1b}]11;?\u{1b}\\\u{1b}[c");
+                }
+                ThemeProbe::Second(scheme, background) => {
+                    self.theme_probe = ThemeProbe::Idle;
+                    let light =
+                        background.map_or(scheme == ColorScheme::Light, |rgb| rgb.is_light());
+                    self.set_theme(if light { Theme::Light } else { Theme::Dark });
+                }
+                ThemeProbe::Idle => {}
+            },
+            InputEvent::BackgroundColor(rgb) => match self.theme_probe {
+                ThemeProbe::Second(scheme, _) => {
+                    self.theme_probe = ThemeProbe::Second(scheme, Some(rgb))
+                }
+                _ => self.set_theme(if rgb.is_light() {
+                    Theme::Light
+                } else {
+                    Theme::Dark
+                }),
+            },
+            InputEvent::Focus(_) | InputEvent::CursorPosition { .. } => {}
         }
     }
 

@@ -93,6 +93,19 @@ pub enum TurnOutcome {
     Failed(String),
 }
 
+/// Where the theme detection stands (see `input`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThemeProbe {
+    Idle,
+    /// A scheme report arrived; waiting for the first fence reply.
+    First(crate::term::keys::ColorScheme),
+    /// The background was asked; waiting for the second fence reply.
+    Second(
+        crate::term::keys::ColorScheme,
+        Option<crate::term::keys::Rgb>,
+    ),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Theme {
     Dark,
@@ -179,6 +192,7 @@ pub struct App {
     pub(crate) switching: bool,
     /// The goodbye frame was written: nothing more is.
     pub(crate) silent: bool,
+    pub(crate) theme_probe: ThemeProbe,
 }
 
 impl App {
@@ -226,6 +240,7 @@ impl App {
             started: false,
             switching: false,
             silent: false,
+            theme_probe: ThemeProbe::Idle,
         }
     }
 

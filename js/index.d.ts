@@ -675,3 +675,56 @@ export interface Agent {
  *   workspace, a non-function `fetch`, or an `env` value that is not a primitive.
  */
 export function createFxAgent(options?: FxAgentOptions): Promise<Agent>;
+
+// ---- The interactive terminal (createFxTerminal, xterm.js glue) ----
+
+/** What `createFxTerminal` draws into and reads from (see `xtermAdapter`). */
+export interface TerminalAdapter {
+  write(bytes: Uint8Array): void;
+  onData(callback: (data: string) => void): () => void;
+  onResize(callback: (size: { cols: number; rows: number }) => void): () => void;
+  onKeyData?(callback: (data: string) => void): () => void;
+  drain?(): Promise<void>;
+  readonly cols: number;
+  readonly rows: number;
+}
+
+export interface FxTerminalOptions {
+  terminal: TerminalAdapter;
+  wasm?: WasmSource;
+  /** `["--resume", "last"]` or `["--resume", "<session id>"]`. */
+  args?: string[];
+  env?: Record<string, string | number | boolean | undefined | null>;
+  fetch?: FxFetch;
+  configStore?: ConfigStore;
+  sessionStore?: SessionStore;
+  promptHistoryStore?: PromptHistoryStore;
+  oauthSessionStore?: OAuthSessionStore;
+  openUrl?: (url: string) => unknown;
+  workspace?: Workspace;
+  /** Aborts the running turn's host effects when input contains it (default Ctrl+C). */
+  interruptKey?: string | false | null;
+  /** Receives `/export`'s native fx files (path → bytes). */
+  download?: (files: Record<string, Uint8Array>) => unknown;
+  onEvent?: (event: { type: string; timestamp: number; [key: string]: unknown }) => void;
+}
+
+export interface FxTerminal {
+  readonly interactive: Promise<void>;
+  /** 0 after /exit, 130 after abort(), 1 when the terminal could not start. */
+  readonly exited: Promise<number>;
+  write(data: string | Uint8Array): void;
+  resize(): void;
+  abort(): void;
+}
+
+export function createFxTerminal(options: FxTerminalOptions): Promise<FxTerminal>;
+export function xtermAdapter(term: unknown): TerminalAdapter;
+export function encodeXtermKeyEvent(event: {
+  type: string;
+  key: string;
+  shiftKey?: boolean;
+  altKey?: boolean;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+}): string | null;

@@ -4,6 +4,8 @@
 import { assertWasmSource, loadWasmModule } from './wasm.js';
 
 export { createFxAgent } from './agent.js';
+export { createFxTerminal } from './terminal.js';
+export { encodeXtermKeyEvent, xtermAdapter } from './xterm.js';
 export {
   memoryConfigStore,
   memoryOAuthSessionStore,

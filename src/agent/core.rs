@@ -44,6 +44,8 @@ pub enum AgentError {
     Busy(String),
     #[error("invalid model id: {0}")]
     InvalidModel(String),
+    #[error("invalid reasoning effort: {0:?}")]
+    InvalidEffort(String),
     #[error("the prompt is empty")]
     EmptyPrompt,
     #[error("no AI Gateway credential: set env.AI_GATEWAY_API_KEY or sign in")]
@@ -63,6 +65,7 @@ impl AgentError {
             AgentError::NoSession(_) => "FX_SESSION_NOT_OPEN",
             AgentError::Busy(_) => "FX_PROMPT_IN_PROGRESS",
             AgentError::InvalidModel(_) => "FX_INVALID_MODEL",
+            AgentError::InvalidEffort(_) => "FX_INVALID_EFFORT",
             AgentError::EmptyPrompt => "FX_EMPTY_PROMPT",
             AgentError::NoCredential => "FX_AUTH_REQUIRED",
             AgentError::Closed => "FX_AGENT_CLOSED",
@@ -230,7 +233,8 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    fn catalog_ids(&self) -> Vec<String> {
+    /// The catalog's model ids, best first (empty until [`Self::load_catalog`] succeeded).
+    pub fn catalog_ids(&self) -> Vec<String> {
         self.catalog
             .borrow()
             .as_ref()
@@ -438,6 +442,50 @@ impl<H: Host> Agent<H> {
             source,
         });
         Ok(())
+    }
+
+    /// The reasoning efforts the catalog lists for `model` (empty when it lists none or the
+    /// catalog is not loaded).
+    pub fn model_efforts(&self, model: &str) -> Vec<String> {
+        self.catalog
+            .borrow()
+            .as_ref()
+            .and_then(|catalog| catalog.get(model).map(|m| m.efforts.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Sets the session's reasoning effort (`auto` or a named level) and stores the change in
+    /// the session log (it is not a host config option).
+    ///
+    /// # Errors
+    /// [`AgentError::InvalidEffort`]; [`AgentError::Session`] when it cannot be stored.
+    pub async fn set_effort(&self, id: &str, effort: &str) -> Result<(), AgentError> {
+        self.check_open()?;
+        let parsed = crate::gateway::catalog::Effort::parse(effort)
+            .ok_or_else(|| AgentError::InvalidEffort(effort.to_owned()))?;
+        let value = match parsed {
+            crate::gateway::catalog::Effort::Auto => "auto".to_owned(),
+            crate::gateway::catalog::Effort::Named(name) => name,
+        };
+        let mut session = self.take(id)?;
+        let result = if session.state().preferences.effort == value {
+            Ok(())
+        } else {
+            let change = PreferencesChange {
+                effort: Some(value),
+                ..PreferencesChange::default()
+            };
+            match session.change_preferences(&self.host, change) {
+                Ok(()) => session
+                    .persist(&self.host)
+                    .await
+                    .map(|_| ())
+                    .map_err(AgentError::from),
+                Err(error) => Err(AgentError::from(error)),
+            }
+        };
+        self.put_back(id, session);
+        result
     }
 
     /// Applies the host's stored `model` and `mode`; failures become events.

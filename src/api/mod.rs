@@ -4,3 +4,5 @@
 pub mod agent;
 pub mod bench;
 pub mod session;
+#[cfg(feature = "term")]
+pub mod term;

@@ -3,5 +3,7 @@
 
 mod error;
 pub mod js_host;
+#[cfg(feature = "term")]
+pub mod term_host;
 
 pub(crate) use error::to_js_error;

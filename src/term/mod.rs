@@ -6,6 +6,8 @@
 //! - [`width`]: display width in terminal cells; the clusters the cursor moves over.
 //! - [`sanitize`]: neutralises control sequences in model and command text.
 //! - [`markdown`]: streaming markdown → styled rows ([`style`]) → ANSI.
+//! - [`app`]: the interactive app built from these: screen, input, commands, the async driver.
+pub mod app;
 pub mod history;
 pub mod keys;
 pub mod line_editor;

@@ -1,0 +1,227 @@
+//! Slash commands: the catalogue the menu and `/help` list, and what each one does.
+
+use super::screens::Overlay;
+use super::transcript::TextKind;
+use super::{App, Effect, VERSION};
+
+/// One command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command {
+    pub name: &'static str,
+    pub args: &'static str,
+    pub description: &'static str,
+}
+
+const fn cmd(name: &'static str, args: &'static str, description: &'static str) -> Command {
+    Command {
+        name,
+        args,
+        description,
+    }
+}
+
+/// Every command this terminal offers (each works in a browser, given the host option named
+/// in its reply when it is missing).
+pub const COMMANDS: &[Command] = &[
+    cmd("help", "", "list commands and keys"),
+    cmd(
+        "model",
+        " [id] [effort]",
+        "choose the model and its reasoning effort",
+    ),
+    cmd("models", "", "browse the model catalog"),
+    cmd(
+        "permissions",
+        " [ask|auto]",
+        "ask before commands, or run them freely",
+    ),
+    cmd("new", "", "start a fresh session"),
+    cmd("clear", "", "clear the screen and start a fresh session"),
+    cmd("resume", "", "reopen a saved session"),
+    cmd("rename", " <title>", "name the current session"),
+    cmd("export", "", "download the session as native fx files"),
+    cmd("login", "", "sign in to Vercel"),
+    cmd("logout", "", "sign out"),
+    cmd("status", "", "show the runtime configuration"),
+    cmd("version", "", "show the fx version"),
+    cmd("exit", "", "leave fx"),
+];
+
+/// Commands whose name starts with what the draft holds after `/` (none once it has a space).
+pub fn matching_commands(app: &App) -> Vec<Command> {
+    let text = app.editor.text();
+    let Some(prefix) = text.strip_prefix('/') else {
+        return Vec::new();
+    };
+    if prefix.contains(char::is_whitespace) {
+        return Vec::new();
+    }
+    COMMANDS
+        .iter()
+        .filter(|c| c.name.starts_with(prefix))
+        .copied()
+        .collect()
+}
+
+impl App {
+    /// Runs `/name args`; false when `name` is not a command (the text is sent as a prompt).
+    pub(crate) fn run_command(&mut self, text: &str) -> bool {
+        let body = text.trim_start_matches('/');
+        let (name, args) = match body.split_once(char::is_whitespace) {
+            Some((name, args)) => (name, args.trim()),
+            None => (body, ""),
+        };
+        match name {
+            "help" => self.open_overlay(Overlay::help()),
+            "model" if args.is_empty() => self.open_overlay(Overlay::models(self, true)),
+            "model" => {
+                let mut parts = args.split_whitespace();
+                let model = parts.next().unwrap_or_default().to_owned();
+                let effort = parts.next().map(str::to_owned);
+                self.set_model(&model, effort);
+            }
+            "models" => self.open_overlay(Overlay::models(self, false)),
+            "permissions" => self.permissions(args),
+            "new" | "clear" | "reset" => self.new_session(name == "clear"),
+            "resume" => {
+                if self.caps.session_store {
+                    self.effects.push(Effect::ListSessions);
+                } else {
+                    self.notice("Session: resuming needs the host's sessionStore option");
+                }
+            }
+            "rename" if args.is_empty() => self.notice("Session: usage: /rename <title>"),
+            "rename" => {
+                self.title = Some(super::title_of(args));
+                self.set_title();
+                self.notice(&format!(
+                    "Session: named \"{}\" for this run (titles are not stored yet)",
+                    self.title.clone().unwrap_or_default()
+                ));
+            }
+            "export" => {
+                if self.caps.downloads {
+                    self.effects.push(Effect::Export);
+                } else {
+                    self.notice("Export: this host offers no downloads (pass the download option)");
+                }
+            }
+            "login" | "logout" => self.notice(if self.caps.oauth {
+                "Auth: device sign-in is not wired into this terminal yet; set env.AI_GATEWAY_API_KEY"
+            } else {
+                "Auth: sign-in needs the host's oauthSessionStore and openUrl options; set env.AI_GATEWAY_API_KEY instead"
+            }),
+            "status" => self.status(),
+            "version" => self.notice(&format!("Version: {VERSION}")),
+            "exit" | "quit" => self.exit(0),
+            _ if !name.is_empty() && !name.contains('/') && body.split_whitespace().count() == 1 => {
+                self.notice("Command: unknown command, try /help");
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    pub(crate) fn set_model(&mut self, id: &str, effort: Option<String>) {
+        if crate::agent::modes::validate_model_id(id).is_err() {
+            self.notice(&format!("Model: \"{id}\" is not a valid model id"));
+            return;
+        }
+        if self.turn.is_some() {
+            self.notice("Model: wait for the turn to finish (or press Esc) before switching");
+            return;
+        }
+        self.effects.push(Effect::SetModel {
+            model: id.to_owned(),
+            effort,
+        });
+    }
+
+    fn permissions(&mut self, args: &str) {
+        let value = match args {
+            "" => {
+                let mode = if self.mode == "code" { "auto" } else { "ask" };
+                self.notice(&format!(
+                    "Permissions: mode={mode} · /permissions ask asks before each command, /permissions auto runs them under the workspace's policy"
+                ));
+                return;
+            }
+            "ask" => "ask",
+            "auto" | "code" => "code",
+            _ => {
+                self.notice("Permissions: usage: /permissions ask|auto");
+                return;
+            }
+        };
+        if self.turn.is_some() {
+            self.notice("Permissions: wait for the turn to finish before switching");
+            return;
+        }
+        self.effects.push(Effect::SetConfig {
+            id: "mode",
+            value: value.to_owned(),
+        });
+    }
+
+    /// The driver applied a reasoning effort.
+    pub fn on_effort_applied(&mut self, effort: &str) {
+        self.effort = effort.to_owned();
+        self.notice(&format!("Effort: {effort}"));
+    }
+
+    /// The driver applied a config value.
+    pub fn on_config_applied(&mut self, id: &str, value: &str) {
+        match id {
+            "model" => {
+                self.model = value.to_owned();
+                self.notice(&format!("Switched to {value}"));
+                self.set_title();
+            }
+            "mode" => {
+                self.mode = value.to_owned();
+                let label = if value == "code" { "auto" } else { "ask" };
+                self.notice(&format!("Permissions: mode set to {label}"));
+            }
+            _ => {}
+        }
+    }
+
+    fn new_session(&mut self, clear: bool) {
+        if let Some(turn) = self.turn.take() {
+            self.effects.push(Effect::Cancel { turn: turn.id });
+        }
+        self.approval = None;
+        self.queue.clear();
+        self.queue_paused = false;
+        self.close_open();
+        if clear {
+            self.pending.clear();
+            self.blocks.clear();
+            self.out.push_str("\u{1b}[H\u{1b}[2J");
+            self.frame.reset();
+            self.push_text(
+                TextKind::Welcome,
+                format!("𝒇x fx {VERSION} · Run /help for commands"),
+            );
+        } else {
+            self.notice("Session: started a new session");
+        }
+        self.switching = true;
+        self.effects.push(Effect::NewSession);
+    }
+
+    fn status(&mut self) {
+        let mode = if self.mode == "code" { "auto" } else { "ask" };
+        let yes_no = |b: bool| if b { "yes" } else { "no" };
+        let text = format!(
+            "Status: model={} · permission_mode={mode} · session={} · credential={} · workspace={} · history_store={} · session_store={} · version={VERSION}",
+            self.model,
+            self.session_id,
+            yes_no(self.caps.credential),
+            yes_no(self.caps.workspace),
+            yes_no(self.caps.history_store),
+            yes_no(self.caps.session_store),
+        );
+        self.notice(&text);
+    }
+}

@@ -1,0 +1,590 @@
+//! The interactive terminal application: a synchronous state machine the async driver feeds.
+//!
+//! - [`App::handle_input`]: bytes from the terminal (keys, pastes, colour reports).
+//! - [`App::on_update`]: the agent's ACP updates of the running turn.
+//! - [`App::tick`]: the clock (Esc timeout, the activity row, the Ctrl+C exit window).
+//! - [`App::render`]: the bytes to write: printed transcript rows plus a diff of the live region
+//!   (see [`frame`]), or the alternate screen (see [`screens`]).
+//! - [`App::take_effects`]: what the driver must do (start or cancel a turn, set config, …) and
+//!   report back through the `on_*` methods.
+//!
+//! Submodules: [`transcript`] (blocks and their rows), [`footer`] (live region: activity row,
+//! composer, menus, approval panel, status line), [`input`] (keys), [`commands`] (slash
+//! commands), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
+//! painting), [`shell`] (the async driver over an [`crate::agent::Agent`]).
+
+pub mod commands;
+pub mod footer;
+pub mod frame;
+pub mod input;
+pub mod screens;
+pub mod shell;
+pub mod transcript;
+pub mod turns;
+
+use std::collections::VecDeque;
+
+use crate::agent::acp::{PermissionAnswer, StopReason, ToolStatus, Update};
+use crate::term::history::PromptHistory;
+use crate::term::keys::KeyDecoder;
+use crate::term::line_editor::LineEditor;
+use crate::term::style::{line_to_ansi, Palette, StyledLine};
+
+use frame::Frame;
+use screens::Overlay;
+use transcript::{Block, CallState, TextKind, ToolCall};
+
+/// The version shown by `/version` and the welcome line.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What the driver must do for the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Run a turn with this prompt in the current session.
+    Prompt { turn: u32, text: String },
+    /// Cancel a running turn (aborting its host effects).
+    Cancel { turn: u32 },
+    /// Set `model` or `mode` on the session and persist it.
+    SetConfig { id: &'static str, value: String },
+    /// Switch the model (persisted as `model`), then set its reasoning effort when given.
+    SetModel {
+        model: String,
+        effort: Option<String>,
+    },
+    /// Start a fresh session (any turn was already cancelled).
+    NewSession,
+    /// List stored sessions for the resume picker ([`App::on_sessions`]).
+    ListSessions,
+    /// Open a stored session ([`App::on_session_opened`]).
+    OpenSession(String),
+    /// Append a submission to the host's prompt history.
+    AppendHistory(String),
+    /// Offer the current session as native fx files.
+    Export,
+    /// Answer the pending approval.
+    Permission(PermissionAnswer),
+    /// Leave with this exit code.
+    Exit(i32),
+}
+
+/// What the host provides, for commands that need it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    pub history_store: bool,
+    pub session_store: bool,
+    pub downloads: bool,
+    pub oauth: bool,
+    pub workspace: bool,
+    pub credential: bool,
+}
+
+/// A stored session for the resume picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionEntry {
+    pub id: String,
+    pub title: String,
+    pub updated_at_ms: i64,
+}
+
+/// How a turn ended, as the driver reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnOutcome {
+    Ended(StopReason),
+    Failed(String),
+}
+
+/// Where the theme detection stands (see `input`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThemeProbe {
+    Idle,
+    /// A scheme report arrived; waiting for the first fence reply.
+    First(crate::term::keys::ColorScheme),
+    /// The background was asked; waiting for the second fence reply.
+    Second(
+        crate::term::keys::ColorScheme,
+        Option<crate::term::keys::Rgb>,
+    ),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    Dark,
+    Light,
+}
+
+/// The turn in progress.
+#[derive(Debug, Clone)]
+pub struct ActiveTurn {
+    pub id: u32,
+    pub started_ms: u64,
+    pub tokens_in: u64,
+    pub chars_out: u64,
+    /// Time spent waiting for the user's approval (excluded from the clock).
+    pub paused_ms: u64,
+    pub approval_since: Option<u64>,
+    pub retry: Option<String>,
+    pub cancelling: bool,
+    /// The output token count the activity row shows (refreshed by the clock, not per token).
+    pub shown_out: u64,
+}
+
+impl ActiveTurn {
+    pub fn elapsed_ms(&self, now: u64) -> u64 {
+        let until = self.approval_since.unwrap_or(now);
+        until
+            .saturating_sub(self.started_ms)
+            .saturating_sub(self.paused_ms)
+    }
+    pub fn tokens_out(&self) -> u64 {
+        self.chars_out.div_ceil(4)
+    }
+}
+
+/// The approval panel's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    pub command: String,
+    pub selected: usize,
+    pub note: String,
+}
+
+/// The terminal app. See the module docs.
+pub struct App {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) theme: Theme,
+    pub(crate) now: u64,
+    pub(crate) decoder: KeyDecoder,
+    pub(crate) esc_deadline: Option<u64>,
+    pub(crate) editor: LineEditor,
+    pub(crate) history: PromptHistory,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) open: Option<Block>,
+    pub(crate) open_taken: usize,
+    pub(crate) pending: Vec<StyledLine>,
+    pub(crate) frame: Frame,
+    pub(crate) out: String,
+    pub(crate) effects: Vec<Effect>,
+    pub(crate) turn: Option<ActiveTurn>,
+    pub(crate) next_turn: u32,
+    pub(crate) queue: VecDeque<String>,
+    pub(crate) queue_paused: bool,
+    pub(crate) model: String,
+    pub(crate) mode: String,
+    pub(crate) session_id: String,
+    pub(crate) title: Option<String>,
+    pub(crate) models: Vec<String>,
+    /// Reasoning efforts per model id, from the catalog.
+    pub(crate) efforts: std::collections::HashMap<String, Vec<String>>,
+    /// The session's reasoning effort (`auto` by default).
+    pub(crate) effort: String,
+    pub(crate) caps: Capabilities,
+    pub(crate) ctrl_c_until: Option<u64>,
+    pub(crate) esc_clear_until: Option<u64>,
+    pub(crate) menu_selected: usize,
+    pub(crate) overlay: Option<Overlay>,
+    pub(crate) alt_drawn: bool,
+    pub(crate) alt_dirty: bool,
+    pub(crate) approval: Option<Approval>,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) started: bool,
+    /// A session switch (`/new`, `/resume`) is under way: prompts wait for it.
+    pub(crate) switching: bool,
+    /// The goodbye frame was written: nothing more is.
+    pub(crate) silent: bool,
+    pub(crate) theme_probe: ThemeProbe,
+}
+
+impl App {
+    /// A new app for a `width`×`height` terminal. Writes the terminal modes on first render.
+    pub fn new(width: u16, height: u16, caps: Capabilities) -> Self {
+        let mut out = String::new();
+        // Bracketed paste, no autowrap, colour-scheme reports and a first query.
+        out.push_str("\u{1b}[?2004h\u{1b}[?7l\u{1b}[?2031h\u{1b}[?996n");
+        App {
+            width: usize::from(width.max(10)),
+            height: usize::from(height.max(4)),
+            theme: Theme::Dark,
+            now: 0,
+            decoder: KeyDecoder::new(),
+            esc_deadline: None,
+            editor: LineEditor::new(),
+            history: PromptHistory::new(),
+            blocks: Vec::new(),
+            open: None,
+            open_taken: 0,
+            pending: Vec::new(),
+            frame: Frame::new(),
+            out,
+            effects: Vec::new(),
+            turn: None,
+            next_turn: 1,
+            queue: VecDeque::new(),
+            queue_paused: false,
+            model: String::new(),
+            mode: "ask".to_owned(),
+            session_id: String::new(),
+            title: None,
+            models: Vec::new(),
+            efforts: std::collections::HashMap::new(),
+            effort: "auto".to_owned(),
+            caps,
+            ctrl_c_until: None,
+            esc_clear_until: None,
+            menu_selected: 0,
+            overlay: None,
+            alt_drawn: false,
+            alt_dirty: false,
+            approval: None,
+            exit_code: None,
+            started: false,
+            switching: false,
+            silent: false,
+            theme_probe: ThemeProbe::Idle,
+        }
+    }
+
+    pub fn palette(&self) -> Palette {
+        match self.theme {
+            Theme::Dark => Palette::dark(),
+            Theme::Light => Palette::light(),
+        }
+    }
+
+    /// Sets the session's model and mode (after start, restore or a config change).
+    pub fn set_session(&mut self, session_id: &str, model: &str, mode: &str) {
+        self.session_id = session_id.to_owned();
+        self.model = model.to_owned();
+        self.mode = mode.to_owned();
+        self.set_title();
+    }
+
+    /// The catalog's model ids with their reasoning efforts, for `/model` and `/models`.
+    pub fn set_models(&mut self, models: Vec<(String, Vec<String>)>) {
+        self.efforts = models
+            .iter()
+            .filter(|(_, efforts)| !efforts.is_empty())
+            .cloned()
+            .collect();
+        self.models = models.into_iter().map(|(id, _)| id).collect();
+        self.alt_dirty = true;
+    }
+
+    /// Loads the prompt history (oldest first).
+    pub fn load_history(&mut self, entries: Vec<String>) {
+        self.history = PromptHistory::from_entries(entries);
+    }
+
+    /// Prints the welcome line (or the resume notice and the replayed session) and any notice.
+    pub fn start(&mut self, resumed: Option<Vec<Update>>, notices: &[String]) {
+        self.started = true;
+        match resumed {
+            Some(updates) => {
+                self.push_text(
+                    TextKind::Notice,
+                    format!("Session: resumed {}", self.session_id),
+                );
+                self.replay(updates);
+            }
+            None => self.push_welcome(),
+        }
+        for notice in notices {
+            self.notice(notice);
+        }
+    }
+
+    fn push_welcome(&mut self) {
+        self.push_text(
+            TextKind::Welcome,
+            format!("𝒇x fx {VERSION} · Run /help for commands"),
+        );
+    }
+
+    /// Replays a stored session's updates (no turn summaries).
+    pub fn replay(&mut self, updates: Vec<Update>) {
+        for update in updates {
+            if let Update::UserMessageChunk { content } = &update {
+                if self.title.is_none() {
+                    self.title = Some(title_of(&content.text));
+                }
+                self.push_text(TextKind::Prompt, content.text.clone());
+                continue;
+            }
+            self.apply_update(update);
+        }
+        self.close_open();
+        self.set_title();
+    }
+
+    /// A `● Topic: body` notice.
+    pub fn notice(&mut self, text: &str) {
+        self.push_text(TextKind::Notice, text.to_owned());
+    }
+
+    pub fn warning(&mut self, text: &str) {
+        self.push_text(TextKind::Warning, text.to_owned());
+    }
+
+    pub(crate) fn push_text(&mut self, kind: TextKind, text: String) {
+        self.close_open();
+        let block = Block::text(kind, text);
+        self.pending.extend(block.rows(self.width));
+        self.pending.push(StyledLine::new());
+        self.blocks.push(block);
+    }
+
+    /// Closes the open block: its remaining rows become final.
+    pub(crate) fn close_open(&mut self) {
+        let Some(mut block) = self.open.take() else {
+            return;
+        };
+        match &mut block {
+            Block::Assistant(stream) => {
+                stream.finish();
+                let rows = stream.committed();
+                self.pending
+                    .extend(rows.iter().skip(self.open_taken).cloned());
+            }
+            other => self.pending.extend(other.rows(self.width)),
+        }
+        self.pending.push(StyledLine::new());
+        self.blocks.push(block);
+        self.open_taken = 0;
+    }
+
+    /// An update of turn `turn` (others are ignored: a turn abandoned by `/new`).
+    pub fn on_update(&mut self, turn: u32, update: Update) {
+        if self.turn.as_ref().map(|t| t.id) != Some(turn) {
+            return;
+        }
+        self.apply_update(update);
+    }
+
+    /// Streamed answer text of turn `turn`.
+    pub fn on_text(&mut self, turn: u32, text: &str) {
+        if self.turn.as_ref().map(|t| t.id) != Some(turn) {
+            return;
+        }
+        self.push_assistant(text);
+    }
+
+    fn push_assistant(&mut self, text: &str) {
+        if !matches!(self.open, Some(Block::Assistant(_))) {
+            self.close_open();
+            self.open = Some(Block::assistant(self.width));
+        }
+        if let Some(Block::Assistant(stream)) = &mut self.open {
+            stream.push(text);
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.chars_out = turn.chars_out.saturating_add(text.len() as u64);
+            turn.retry = None;
+        }
+    }
+
+    fn apply_update(&mut self, update: Update) {
+        if let Some(turn) = &mut self.turn {
+            // Output arrived: any retry is over.
+            turn.retry = None;
+        }
+        match update {
+            Update::AgentMessageChunk { content } => self.push_assistant(&content.text),
+            Update::UserMessageChunk { content } => {
+                self.push_text(TextKind::Prompt, content.text);
+            }
+            Update::ToolCall {
+                tool_call_id,
+                title,
+                ..
+            } => {
+                if !matches!(self.open, Some(Block::Tools(_))) {
+                    self.close_open();
+                    self.open = Some(Block::Tools(Vec::new()));
+                }
+                if let Some(Block::Tools(calls)) = &mut self.open {
+                    calls.push(ToolCall {
+                        id: tool_call_id,
+                        command: title,
+                        state: CallState::Pending,
+                        output: String::new(),
+                    });
+                }
+            }
+            Update::ToolCallUpdate {
+                tool_call_id,
+                status,
+                content,
+                raw_output,
+            } => {
+                let Some(Block::Tools(calls)) = &mut self.open else {
+                    return;
+                };
+                let Some(call) = calls.iter_mut().find(|c| c.id == tool_call_id) else {
+                    return;
+                };
+                let text: String = content.iter().map(|c| c.content.text.as_str()).collect();
+                let exit_code = raw_output
+                    .as_ref()
+                    .and_then(|r| r.get("exitCode"))
+                    .and_then(serde_json::Value::as_i64)
+                    .and_then(|c| i32::try_from(c).ok())
+                    .or_else(|| transcript::parse_output(&text).0);
+                call.state = match status {
+                    ToolStatus::Pending => CallState::Pending,
+                    ToolStatus::InProgress => CallState::Running,
+                    ToolStatus::Completed => CallState::Ran { exit_code },
+                    ToolStatus::Failed => CallState::Failed { exit_code },
+                };
+                if !text.is_empty() {
+                    call.output = text;
+                }
+            }
+        }
+    }
+
+    /// Takes what the driver must do.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    /// The exit code once the app asked to leave.
+    pub fn exit_code(&self) -> Option<i32> {
+        self.exit_code
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// The session id shown by `/status`.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// True while something on screen moves or a timer is armed: the driver keeps ticking.
+    pub fn animating(&self) -> bool {
+        self.turn.is_some()
+            || self.esc_deadline.is_some()
+            || self.ctrl_c_until.is_some()
+            || self.esc_clear_until.is_some()
+    }
+
+    /// The host took the terminal back (abort): nothing more is written.
+    pub fn silence(&mut self, code: i32) {
+        self.exit_code.get_or_insert(code);
+        self.silent = true;
+    }
+
+    /// Leaves with `code`: the footer is erased, the terminal modes restored.
+    pub fn exit(&mut self, code: i32) {
+        if self.exit_code.is_some() {
+            return;
+        }
+        if let Some(turn) = &self.turn {
+            self.effects.push(Effect::Cancel { turn: turn.id });
+        }
+        self.close_open();
+        self.exit_code = Some(code);
+        self.effects.push(Effect::Exit(code));
+    }
+
+    pub(crate) fn set_title(&mut self) {
+        let label = self.title.as_deref().unwrap_or("workspace");
+        let text = crate::term::sanitize::sanitize(&format!("fx · {label} · {}", self.model));
+        let text: String = text.chars().filter(|c| !c.is_control()).take(128).collect();
+        self.out.push_str(&format!("\u{1b}]2;{text}\u{7}"));
+    }
+
+    /// Applies a new size: the live region and the open block are re-wrapped.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        let width = usize::from(width.max(10));
+        let height = usize::from(height.max(4));
+        if width == self.width && height == self.height {
+            return;
+        }
+        self.width = width;
+        self.height = height;
+        if let Some(Block::Assistant(stream)) = &mut self.open {
+            stream.set_width(width.max(4));
+            self.open_taken = stream.committed().len();
+        }
+        self.frame.invalidate();
+        self.alt_dirty = true;
+    }
+
+    /// Switches the palette; a change repaints everything (scrollback is cleared and the
+    /// transcript printed again in the new colours).
+    pub fn set_theme(&mut self, theme: Theme) {
+        if theme == self.theme {
+            return;
+        }
+        self.theme = theme;
+        if !self.started {
+            return;
+        }
+        self.out.push_str("\u{1b}[2J\u{1b}[3J\u{1b}[H");
+        self.frame.reset();
+        let mut rows = Vec::new();
+        for block in &self.blocks {
+            rows.extend(block.rows(self.width));
+            rows.push(StyledLine::new());
+        }
+        self.pending = rows;
+        if let Some(Block::Assistant(stream)) = &self.open {
+            self.pending.extend(stream.committed().iter().cloned());
+            self.open_taken = stream.committed().len();
+        }
+        self.alt_dirty = true;
+    }
+
+    /// The bytes to write now (empty when nothing changed).
+    pub fn render(&mut self) -> Vec<u8> {
+        if self.silent {
+            return Vec::new();
+        }
+        let mut out = std::mem::take(&mut self.out);
+        if self.overlay.is_some() && self.exit_code.is_none() {
+            self.render_overlay(&mut out);
+            return out.into_bytes();
+        }
+        if self.alt_drawn {
+            out.push_str("\u{1b}[?1049l");
+            self.alt_drawn = false;
+            self.frame.invalidate();
+        }
+        if let Some(Block::Assistant(stream)) = &self.open {
+            let committed = stream.committed();
+            if committed.len() > self.open_taken {
+                self.pending
+                    .extend(committed.iter().skip(self.open_taken).cloned());
+                self.open_taken = committed.len();
+            }
+        }
+        let palette = self.palette();
+        let commit: Vec<String> = self
+            .pending
+            .drain(..)
+            .map(|row| line_to_ansi(&row, &palette))
+            .collect();
+        if self.exit_code.is_some() {
+            self.frame.paint(&mut out, &commit, &[], None);
+            out.push_str("\u{1b}[?2004l\u{1b}[?2031l\u{1b}[?7h\u{1b}[0m\u{1b}]2;\u{7}\u{1b}[?25h");
+            self.silent = true;
+            return out.into_bytes();
+        }
+        let (live, cursor) = self.live_rows();
+        let live: Vec<String> = live.iter().map(|row| line_to_ansi(row, &palette)).collect();
+        self.frame.paint(&mut out, &commit, &live, cursor);
+        out.into_bytes()
+    }
+}
+
+/// A session title from a first prompt: its first 8 words.
+pub fn title_of(text: &str) -> String {
+    let clean = crate::term::sanitize::sanitize(text);
+    clean
+        .split_whitespace()
+        .take(8)
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,603 @@
+//! The async driver: runs an [`App`] with an [`Agent`] over any [`Host`], and the terminal side
+//! of the environment ([`TermEnv`]: output, task spawning, the ticker, prompt history, downloads).
+//!
+//! The agent's host is wrapped in [`TermHost`], which sends updates straight to the app (and
+//! repaints), and answers permission requests with the app's approval panel: the request waits
+//! on a one-shot channel the user's answer fills, while input, ticks and repaints go on.
+
+#![allow(async_fn_in_trait)]
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+
+use crate::agent::acp::{PermissionAnswer, PermissionRequest, Update};
+use crate::agent::cancel::Cancel;
+use crate::agent::host::{
+    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession, StoreError,
+    StoredSession,
+};
+use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+
+use super::{App, Capabilities, Effect, SessionEntry, TurnOutcome};
+
+/// A boxed local task.
+pub type Task = Pin<Box<dyn Future<Output = ()>>>;
+
+/// What the terminal needs besides the agent's host.
+pub trait TermEnv {
+    /// Writes bytes to the terminal.
+    fn write(&self, bytes: &[u8]);
+    /// Runs a task on the event loop.
+    fn spawn(&self, task: Task);
+    /// Calls [`Shell::tick`] about every 50 ms until it returns false (idempotent).
+    fn animate(&self);
+    /// The stored prompt history, oldest first; `None` when the host keeps none.
+    ///
+    /// # Errors
+    /// A message when the store failed.
+    async fn history_load(&self) -> Option<Result<Vec<String>, String>>;
+    /// Appends a submission; the store's outcome (`duplicate`, `record_too_large`, `appended`).
+    ///
+    /// # Errors
+    /// A message when the store failed.
+    async fn history_append(&self, text: &str) -> Result<String, String>;
+    /// Offers files to the user.
+    ///
+    /// # Errors
+    /// A message when the host refused.
+    async fn download(&self, files: Vec<(String, Vec<u8>)>) -> Result<(), String>;
+    /// The app left with `code`.
+    fn exited(&self, code: i32);
+}
+
+/// The agent's host as the terminal runs it. See the module docs.
+pub struct TermHost<H: Host> {
+    inner: H,
+    app: Rc<RefCell<App>>,
+    repaint: Rc<dyn Fn()>,
+    /// Repaints at once (rare events that must show even if the turn moves on quickly).
+    repaint_now: Rc<dyn Fn()>,
+    pending: RefCell<Option<oneshot::Sender<PermissionAnswer>>>,
+}
+
+impl<H: Host> TermHost<H> {
+    /// The inner host.
+    pub fn inner(&self) -> &H {
+        &self.inner
+    }
+
+    /// Delivers the user's answer to the waiting request.
+    pub fn answer(&self, answer: PermissionAnswer) {
+        if let Some(sender) = self.pending.borrow_mut().take() {
+            let _ = sender.send(answer);
+        }
+    }
+}
+
+impl<H: Host> Host for TermHost<H> {
+    type Body = H::Body;
+
+    fn now_ms(&self) -> i64 {
+        self.inner.now_ms()
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        self.inner.fill_random(buf);
+    }
+    async fn sleep(&self, ms: u32) {
+        self.inner.sleep(ms).await;
+    }
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &Cancel,
+    ) -> Result<HttpResponse<Self::Body>, FetchError> {
+        self.inner.fetch(request, cancel).await
+    }
+    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        self.inner.load_session(id).await
+    }
+    async fn commit_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
+        self.inner.commit_session(id, bytes, expected).await
+    }
+    async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
+        self.inner.list_sessions().await
+    }
+    async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        self.inner.remove_session(id).await
+    }
+    async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult {
+        self.inner.exec(command, cwd, timeout_ms, cancel).await
+    }
+    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+        self.inner.config_get(id).await
+    }
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+        self.inner.config_set(id, value).await
+    }
+
+    async fn request_permission(
+        &self,
+        request: &PermissionRequest,
+        cancel: &Cancel,
+    ) -> PermissionAnswer {
+        let (sender, receiver) = oneshot::channel();
+        *self.pending.borrow_mut() = Some(sender);
+        self.app
+            .borrow_mut()
+            .on_permission_request(&request.tool_call.title);
+        (self.repaint)();
+        let answer = match cancel.run(receiver).await {
+            Ok(Ok(answer)) => answer,
+            _ => PermissionAnswer::Cancelled,
+        };
+        self.pending.borrow_mut().take();
+        self.app.borrow_mut().close_approval();
+        (self.repaint)();
+        answer
+    }
+
+    fn update(&self, turn: u32, update: Update) {
+        self.app.borrow_mut().on_update(turn, update);
+        (self.repaint)();
+    }
+
+    fn text(&self, turn: u32, text: &str) {
+        self.app.borrow_mut().on_text(turn, text);
+        (self.repaint)();
+    }
+
+    fn event(&self, event: HostEvent) {
+        if let HostEvent::RequestRetry {
+            attempt,
+            limit,
+            delay_ms,
+            reason,
+        } = &event
+        {
+            self.app
+                .borrow_mut()
+                .on_retry(*attempt, *limit, *delay_ms, reason);
+            (self.repaint_now)();
+        }
+        self.inner.event(event);
+    }
+}
+
+struct Inner<H: Host, E: TermEnv> {
+    app: Rc<RefCell<App>>,
+    agent: Agent<TermHost<H>>,
+    env: Rc<E>,
+    session: RefCell<String>,
+    catalog_started: Cell<bool>,
+}
+
+/// The running terminal. Cheap to clone.
+pub struct Shell<H: Host + 'static, E: TermEnv + 'static> {
+    inner: Rc<Inner<H, E>>,
+}
+
+impl<H: Host + 'static, E: TermEnv + 'static> Clone for Shell<H, E> {
+    fn clone(&self) -> Self {
+        Shell {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+fn current(opened: &Opened, id: &str) -> String {
+    opened
+        .config_options
+        .iter()
+        .find(|o| o.id == id)
+        .map(|o| o.current_value.clone())
+        .unwrap_or_default()
+}
+
+fn flush_with<E: TermEnv>(app: &RefCell<App>, env: &E) {
+    let (bytes, animating) = {
+        let mut app = app.borrow_mut();
+        (app.render(), app.animating())
+    };
+    if !bytes.is_empty() {
+        env.write(&bytes);
+    }
+    if animating {
+        env.animate();
+    }
+}
+
+impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
+    /// A terminal of `width`×`height` over `host`.
+    pub fn new(host: H, config: AgentConfig, env: E, size: (u16, u16), caps: Capabilities) -> Self {
+        let app = Rc::new(RefCell::new(App::new(size.0, size.1, caps)));
+        let env = Rc::new(env);
+        // Updates mark the screen dirty; one task repaints after however many arrived together
+        // (a network chunk often carries many text deltas).
+        let repaint: Rc<dyn Fn()> = {
+            let app = app.clone();
+            let env = env.clone();
+            let scheduled = Rc::new(Cell::new(false));
+            Rc::new(move || {
+                if scheduled.replace(true) {
+                    return;
+                }
+                let app = app.clone();
+                let task_env = env.clone();
+                let scheduled = scheduled.clone();
+                env.spawn(Box::pin(async move {
+                    scheduled.set(false);
+                    flush_with(&app, &*task_env);
+                }));
+            })
+        };
+        let repaint_now: Rc<dyn Fn()> = {
+            let app = app.clone();
+            let env = env.clone();
+            Rc::new(move || flush_with(&app, &*env))
+        };
+        let term_host = TermHost {
+            inner: host,
+            app: app.clone(),
+            repaint,
+            repaint_now,
+            pending: RefCell::new(None),
+        };
+        Shell {
+            inner: Rc::new(Inner {
+                app,
+                agent: Agent::new(term_host, config),
+                env,
+                session: RefCell::new(String::new()),
+                catalog_started: Cell::new(false),
+            }),
+        }
+    }
+
+    /// The app (for tests and the bindings).
+    pub fn app(&self) -> &RefCell<App> {
+        &self.inner.app
+    }
+
+    pub fn agent(&self) -> &Agent<TermHost<H>> {
+        &self.inner.agent
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.inner.agent.host().now_ms()).unwrap_or(0)
+    }
+
+    fn flush(&self) {
+        flush_with(&self.inner.app, &*self.inner.env);
+    }
+
+    /// Restores history, creates (or, with `resume`, reopens) the session and paints the
+    /// first frame. `resume` is `last` or a session id.
+    pub async fn start(&self, resume: Option<String>) {
+        let mut notices = Vec::new();
+        match self.inner.env.history_load().await {
+            Some(Ok(entries)) => self.inner.app.borrow_mut().load_history(entries),
+            Some(Err(message)) => notices.push(format!(
+                "History: could not load the prompt history ({message})"
+            )),
+            None => notices.push("History: kept for this run only (no promptHistoryStore)".into()),
+        }
+        let mut replay = None;
+        let mut opened = None;
+        if let Some(which) = resume {
+            let id = if which == "last" {
+                self.inner
+                    .agent
+                    .list_sessions()
+                    .await
+                    .ok()
+                    .and_then(|l| l.into_iter().next())
+                    .map(|l| l.session_id)
+            } else {
+                Some(which)
+            };
+            match id {
+                Some(id) => match self.inner.agent.open_session(&id).await {
+                    Ok(o) => {
+                        replay = Some(o.history.clone());
+                        opened = Some(o);
+                    }
+                    Err(error) => notices.push(format!("Session: could not resume {id}: {error}")),
+                },
+                None => notices.push("Session: there is no saved session to resume".into()),
+            }
+        }
+        let opened = match opened {
+            Some(o) => Ok(o),
+            None => self.inner.agent.create_session().await,
+        };
+        {
+            let mut app = self.inner.app.borrow_mut();
+            match &opened {
+                Ok(o) => {
+                    *self.inner.session.borrow_mut() = o.session_id.clone();
+                    app.set_session(&o.session_id, &current(o, "model"), &current(o, "mode"));
+                }
+                Err(error) => notices.push(format!("Session: could not start a session: {error}")),
+            }
+            app.start(replay, &notices);
+        }
+        self.flush();
+    }
+
+    /// Input bytes from the terminal.
+    pub fn input(&self, bytes: &[u8]) {
+        let now = self.now();
+        self.inner.app.borrow_mut().handle_input(bytes, now);
+        self.ensure_catalog();
+        self.process();
+        self.flush();
+    }
+
+    /// The interrupt key arrived (before its bytes): cancel the running turn at once.
+    pub fn interrupt(&self) {
+        if self.inner.app.borrow().approval.is_some() {
+            // In the approval panel the key means "deny"; the panel handles it.
+            return;
+        }
+        self.inner.app.borrow_mut().cancel_turn();
+        self.process();
+        self.flush();
+    }
+
+    /// The clock; false once nothing animates.
+    pub fn tick(&self) -> bool {
+        let now = self.now();
+        self.inner.app.borrow_mut().tick(now);
+        self.process();
+        self.flush();
+        self.inner.app.borrow().animating()
+    }
+
+    pub fn resize(&self, width: u16, height: u16) {
+        self.inner.app.borrow_mut().resize(width, height);
+        self.flush();
+    }
+
+    /// Stops everything without writing (the host releases the terminal).
+    pub fn abort(&self) {
+        self.inner.app.borrow_mut().silence(130);
+        self.inner.agent.shutdown();
+        self.inner.agent.host().answer(PermissionAnswer::Cancelled);
+    }
+
+    fn ensure_catalog(&self) {
+        if self.inner.catalog_started.replace(true) {
+            return;
+        }
+        let shell = self.clone();
+        self.inner.env.spawn(Box::pin(async move {
+            shell.inner.agent.load_catalog().await;
+            let agent = &shell.inner.agent;
+            let models = agent
+                .catalog_ids()
+                .into_iter()
+                .map(|id| {
+                    let efforts = agent.model_efforts(&id);
+                    (id, efforts)
+                })
+                .collect();
+            let mut app = shell.inner.app.borrow_mut();
+            app.set_models(models);
+            drop(app);
+            shell.flush();
+        }));
+    }
+
+    fn spawn(&self, task: impl Future<Output = ()> + 'static) {
+        self.inner.env.spawn(Box::pin(task));
+    }
+
+    /// Runs the app's effects (and those they cause).
+    fn process(&self) {
+        loop {
+            let effects = self.inner.app.borrow_mut().take_effects();
+            if effects.is_empty() {
+                return;
+            }
+            for effect in effects {
+                self.execute(effect);
+            }
+        }
+    }
+
+    fn after(&self) {
+        self.process();
+        self.flush();
+    }
+
+    fn execute(&self, effect: Effect) {
+        let shell = self.clone();
+        let agent = &self.inner.agent;
+        match effect {
+            Effect::Prompt { turn, text } => self.spawn(async move {
+                let session = shell.inner.session.borrow().clone();
+                let result = shell.inner.agent.prompt(&session, turn, text).await;
+                let outcome = match result {
+                    Ok(end) => {
+                        let mut current = shell.inner.session.borrow_mut();
+                        if *current == session && end.session_id != session {
+                            *current = end.session_id.clone();
+                            shell.inner.app.borrow_mut().session_id = end.session_id.clone();
+                        }
+                        TurnOutcome::Ended(end.stop_reason)
+                    }
+                    Err(error) => TurnOutcome::Failed(error_text(&error)),
+                };
+                shell.inner.app.borrow_mut().on_turn_end(turn, outcome);
+                shell.after();
+            }),
+            Effect::Cancel { turn } => {
+                agent.cancel(turn);
+                agent.host().answer(PermissionAnswer::Cancelled);
+            }
+            Effect::SetConfig { id, value } => self.spawn(async move {
+                let session = shell.inner.session.borrow().clone();
+                let result = shell
+                    .inner
+                    .agent
+                    .set_config(&session, id, &value, "terminal")
+                    .await;
+                {
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(_) => app.on_config_applied(id, &value),
+                        Err(error) => app.warning(&error_text(&error)),
+                    }
+                }
+                shell.after();
+            }),
+            Effect::SetModel { model, effort } => self.spawn(async move {
+                let session = shell.inner.session.borrow().clone();
+                let agent = &shell.inner.agent;
+                let result = agent
+                    .set_config(&session, "model", &model, "terminal")
+                    .await;
+                let ok = result.is_ok();
+                {
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(_) => app.on_config_applied("model", &model),
+                        Err(error) => app.warning(&error_text(&error)),
+                    }
+                }
+                if let (true, Some(effort)) = (ok, effort) {
+                    let current = shell.inner.session.borrow().clone();
+                    let result = agent.set_effort(&current, &effort).await;
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(()) => app.on_effort_applied(&effort),
+                        Err(error) => app.warning(&error_text(&error)),
+                    }
+                }
+                shell.after();
+            }),
+            Effect::NewSession => self.spawn(async move {
+                let result = shell.inner.agent.create_session().await;
+                {
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(opened) => {
+                            *shell.inner.session.borrow_mut() = opened.session_id.clone();
+                            app.on_new_session(&opened.session_id);
+                        }
+                        Err(error) => app.on_switch_failed(&error_text(&error)),
+                    }
+                }
+                shell.after();
+            }),
+            Effect::ListSessions => self.spawn(async move {
+                let result = shell.inner.agent.list_sessions().await;
+                let mut entries = Vec::new();
+                if let Ok(listed) = &result {
+                    for l in listed.iter().take(50) {
+                        let title = shell.session_title(&l.session_id).await;
+                        entries.push(SessionEntry {
+                            id: l.session_id.clone(),
+                            title,
+                            updated_at_ms: l.updated_at_ms,
+                        });
+                    }
+                }
+                {
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(_) => app.on_sessions(entries),
+                        Err(error) => app.warning(&error_text(&error)),
+                    }
+                }
+                shell.after();
+            }),
+            Effect::OpenSession(id) => self.spawn(async move {
+                let result = shell.inner.agent.open_session(&id).await;
+                {
+                    let mut app = shell.inner.app.borrow_mut();
+                    match result {
+                        Ok(opened) => {
+                            *shell.inner.session.borrow_mut() = opened.session_id.clone();
+                            app.model = current(&opened, "model");
+                            app.mode = current(&opened, "mode");
+                            app.on_session_opened(&opened.session_id, opened.history);
+                        }
+                        Err(error) => app.on_switch_failed(&error_text(&error)),
+                    }
+                }
+                shell.after();
+            }),
+            Effect::AppendHistory(text) => self.spawn(async move {
+                let notice = match shell.inner.env.history_append(&text).await {
+                    Ok(outcome) if outcome == "record_too_large" => Some(
+                        "History: this entry is too large for the prompt history and was not saved"
+                            .to_owned(),
+                    ),
+                    // `duplicate` and `appended` both mean the history holds it.
+                    Ok(_) => None,
+                    Err(message) => Some(format!(
+                        "History: could not save the prompt ({message}); it was still sent"
+                    )),
+                };
+                if let Some(notice) = notice {
+                    shell.inner.app.borrow_mut().notice(&notice);
+                    shell.after();
+                }
+            }),
+            Effect::Export => self.spawn(async move {
+                let message = shell.export().await;
+                shell.inner.app.borrow_mut().notice(&message);
+                shell.after();
+            }),
+            Effect::Permission(answer) => agent.host().answer(answer),
+            Effect::Exit(code) => {
+                agent.shutdown();
+                agent.host().answer(PermissionAnswer::Cancelled);
+                self.flush();
+                self.inner.env.exited(code);
+            }
+        }
+    }
+
+    async fn export(&self) -> String {
+        let session = self.inner.session.borrow().clone();
+        let stored = match self.inner.agent.host().load_session(&session).await {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return "Export: the session has not been saved yet".into(),
+            Err(error) => return format!("Export: {error}"),
+        };
+        let files = match crate::log::export_native(&stored.bytes) {
+            Ok(files) => files,
+            Err(error) => return format!("Export: {error}"),
+        };
+        let n = files.len();
+        match self.inner.env.download(files).await {
+            Ok(()) => format!("Export: offered {n} files of session {session}"),
+            Err(message) => format!("Export: the host refused the download ({message})"),
+        }
+    }
+
+    /// A stored session's title, as the log reader derives it.
+    async fn session_title(&self, id: &str) -> String {
+        let Ok(Some(stored)) = self.inner.agent.host().load_session(id).await else {
+            return String::new();
+        };
+        crate::log::read_session(&stored.bytes)
+            .map(|view| view.title)
+            .unwrap_or_default()
+    }
+}
+
+fn error_text(error: &AgentError) -> String {
+    format!("{error} ({})", error.code())
+}

@@ -1,0 +1,353 @@
+//! The transcript: the blocks a session shows (welcome, prompt cards, assistant replies, tool
+//! groups, notices, turn summaries) and their rows at a width.
+//!
+//! Rows of closed blocks are final and printed once. The last block may be *open* (a reply still
+//! streaming, a tool group whose commands still run): its final rows are printed as they become
+//! final and the rest is drawn in the live region.
+
+use crate::term::markdown::{MarkdownOptions, MarkdownStream};
+use crate::term::sanitize::{expand_tabs, sanitize};
+use crate::term::style::{Span, Style, StyledLine, Tone};
+use crate::term::width::{break_units, str_width, truncate_to_width};
+
+/// Lines of command output shown under a finished tool row.
+const PREVIEW_LINES: usize = 2;
+
+/// How one tool call stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallState {
+    Pending,
+    Running,
+    Ran { exit_code: Option<i32> },
+    Failed { exit_code: Option<i32> },
+}
+
+/// One tool call of a group.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub id: String,
+    pub command: String,
+    pub state: CallState,
+    /// The tool result text as the agent reported it (sanitized).
+    pub output: String,
+}
+
+impl ToolCall {
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, CallState::Ran { .. } | CallState::Failed { .. })
+    }
+}
+
+/// One transcript block.
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// Rows fixed at creation, re-wrapped from their source on resize.
+    Text(TextBlock),
+    Assistant(Box<MarkdownStream>),
+    Tools(Vec<ToolCall>),
+}
+
+/// A block of plain paragraphs.
+#[derive(Debug, Clone)]
+pub struct TextBlock {
+    pub kind: TextKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    Welcome,
+    Prompt,
+    /// `● Topic: body` (topic may be empty).
+    Notice,
+    Warning,
+    Summary,
+}
+
+impl Block {
+    pub fn text(kind: TextKind, text: impl Into<String>) -> Self {
+        Block::Text(TextBlock {
+            kind,
+            text: text.into(),
+        })
+    }
+
+    pub fn assistant(width: usize) -> Self {
+        Block::Assistant(Box::new(MarkdownStream::new(MarkdownOptions::new(
+            width.max(4),
+        ))))
+    }
+
+    /// All rows of the block at `width`, as they stand (an open reply includes its tail).
+    pub fn rows(&self, width: usize) -> Vec<StyledLine> {
+        match self {
+            Block::Text(block) => text_rows(block, width),
+            Block::Assistant(stream) => stream.lines(),
+            Block::Tools(calls) => tool_rows(calls, width, false),
+        }
+    }
+}
+
+/// Word-wraps `text` into rows of at most `width` cells (long words are broken).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    for line in text.split('\n') {
+        let mut row = String::new();
+        let mut used = 0usize;
+        for (i, word) in line.split(' ').enumerate() {
+            let w = str_width(word);
+            let sep = usize::from(i > 0);
+            if used + sep + w <= width {
+                if sep == 1 {
+                    row.push(' ');
+                }
+                row.push_str(word);
+                used += sep + w;
+                continue;
+            }
+            if !row.is_empty() {
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            for unit in break_units(word) {
+                let uw = str_width(unit);
+                if used + uw > width && !row.is_empty() {
+                    rows.push(std::mem::take(&mut row));
+                    used = 0;
+                }
+                row.push_str(unit);
+                used += uw;
+            }
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+fn clean(text: &str) -> String {
+    expand_tabs(&sanitize(text), 4)
+}
+
+fn text_rows(block: &TextBlock, width: usize) -> Vec<StyledLine> {
+    let text = clean(&block.text);
+    let width = width.max(4);
+    match block.kind {
+        TextKind::Welcome => {
+            let mut line = StyledLine::new();
+            line.push("𝒇x", Style::plain().bold());
+            let rest = text.strip_prefix("𝒇x").unwrap_or(&text);
+            let (kept, _) = truncate_to_width(rest, width.saturating_sub(2));
+            line.push(kept, Style::plain().fg(Tone::Secondary));
+            vec![line]
+        }
+        TextKind::Prompt => wrap(&text, width - 2)
+            .into_iter()
+            .map(|row| {
+                let mut line = StyledLine::new();
+                line.push("┃ ", Style::plain().bold());
+                line.push(&row, Style::plain().bold());
+                line
+            })
+            .collect(),
+        TextKind::Notice | TextKind::Warning => {
+            let glyph = if block.kind == TextKind::Warning {
+                "⚠ "
+            } else {
+                "● "
+            };
+            let (topic, body) = match text.split_once(": ") {
+                Some((topic, body)) if !topic.contains(' ') && !topic.is_empty() => {
+                    (Some(topic), body)
+                }
+                _ => (None, text.as_str()),
+            };
+            let full = match topic {
+                Some(topic) => format!("{topic}: {body}"),
+                None => body.to_owned(),
+            };
+            let mut out = Vec::new();
+            for (i, row) in wrap(&full, width - 2).into_iter().enumerate() {
+                let mut line = StyledLine::new();
+                if i == 0 {
+                    line.push(glyph, Style::plain().bold());
+                    match topic {
+                        Some(topic) => {
+                            let label = format!("{topic}:");
+                            let rest = row.get(label.len()..).unwrap_or("");
+                            line.push(&label, Style::plain().bold());
+                            line.push(rest, Style::plain());
+                        }
+                        None => line.push(&row, Style::plain()),
+                    }
+                } else {
+                    line.push("  ", Style::plain());
+                    line.push(&row, Style::plain());
+                }
+                out.push(line);
+            }
+            out
+        }
+        TextKind::Summary => wrap(&text, width)
+            .into_iter()
+            .map(|row| StyledLine::from_span(Span::new(row, Style::plain().fg(Tone::Secondary))))
+            .collect(),
+    }
+}
+
+/// The exit code and the output lines of a tool result text.
+pub fn parse_output(text: &str) -> (Option<i32>, Vec<String>) {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text.trim()) {
+        let value = value.get("error").cloned().unwrap_or(value);
+        let details = value.get("details");
+        let code = details
+            .and_then(|d| d.get("exit_code").or_else(|| d.get("exitCode")))
+            .and_then(serde_json::Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok());
+        let mut lines = Vec::new();
+        for key in ["stderr", "stdout"] {
+            if let Some(s) = details.and_then(|d| d.get(key)).and_then(|v| v.as_str()) {
+                lines.extend(s.lines().map(str::to_owned));
+            }
+        }
+        if lines.is_empty() {
+            if let Some(m) = value.get("message").and_then(|v| v.as_str()) {
+                lines.push(m.to_owned());
+            }
+        }
+        return (code, lines);
+    }
+    let mut code = None;
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if let Some(c) = line.strip_prefix("exit_code=") {
+            code = c.trim().parse().ok();
+            continue;
+        }
+        if matches!(
+            line,
+            "<stdout>" | "</stdout>" | "<stderr>" | "</stderr>" | "(no output)"
+        ) || line.starts_with("truncated=")
+            || line.starts_with("stdout_bytes=")
+            || line.starts_with("stderr_bytes=")
+        {
+            continue;
+        }
+        lines.push(line.to_owned());
+    }
+    (code, lines)
+}
+
+fn clip(text: &str, width: usize) -> String {
+    let (kept, used) = truncate_to_width(text, width);
+    if used < str_width(text) && width > 1 {
+        let (short, _) = truncate_to_width(text, width - 1);
+        format!("{short}…")
+    } else {
+        kept.to_owned()
+    }
+}
+
+/// The rows of a tool group; `full` shows every output line (transcript review).
+pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine> {
+    let width = width.max(8);
+    let failed = calls
+        .iter()
+        .filter(|c| matches!(c.state, CallState::Failed { .. }))
+        .count();
+    let running = calls.iter().filter(|c| !c.is_done()).count();
+    let n = calls.len();
+    let mut header = format!(
+        "{n} tool call{} · {n} command{}",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "" } else { "s" }
+    );
+    if running > 0 {
+        header.push_str(&format!(" · {running} running"));
+    }
+    if failed > 0 {
+        header.push_str(&format!(" · {failed} failed"));
+    }
+    let mut out = vec![{
+        let mut line = StyledLine::new();
+        line.push("● ", Style::plain().bold());
+        line.push(
+            &clip(&header, width - 2),
+            Style::plain().fg(Tone::Secondary),
+        );
+        line
+    }];
+    for (i, call) in calls.iter().enumerate() {
+        let last = i + 1 == calls.len();
+        let branch = if last { "└ " } else { "├ " };
+        let command = clean(&call.command).replace('\n', " ");
+        let (verb, suffix) = match &call.state {
+            CallState::Pending => ("Waiting", String::new()),
+            CallState::Running => ("Running", String::new()),
+            CallState::Ran { exit_code } => (
+                "Ran",
+                exit_code.map_or_else(String::new, |c| format!(" · exit {c}")),
+            ),
+            CallState::Failed { exit_code } => (
+                "Failed",
+                exit_code.map_or_else(String::new, |c| format!(" · exit {c}")),
+            ),
+        };
+        let mut line = StyledLine::new();
+        line.push(branch, Style::plain().fg(Tone::Secondary));
+        let body = clip(
+            &format!("{verb} {command}"),
+            width.saturating_sub(2 + str_width(&suffix)),
+        );
+        line.push(&body, Style::plain());
+        line.push(&suffix, Style::plain().fg(Tone::Secondary));
+        out.push(line);
+        if call.is_done() {
+            let (_, lines) = parse_output(&clean(&call.output));
+            let rail = if last { "    " } else { "│   " };
+            let shown = if full { lines.len() } else { PREVIEW_LINES };
+            for text in lines.iter().take(shown) {
+                let mut line = StyledLine::new();
+                line.push(rail, Style::plain().fg(Tone::Secondary));
+                line.push(
+                    &clip(text, width.saturating_sub(4)),
+                    Style::plain().fg(Tone::Secondary),
+                );
+                out.push(line);
+            }
+            if lines.len() > shown {
+                let mut line = StyledLine::new();
+                line.push(rail, Style::plain().fg(Tone::Secondary));
+                line.push(
+                    &format!("… {} more lines (ctrl+o to review)", lines.len() - shown),
+                    Style::plain().fg(Tone::Secondary).italic(),
+                );
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
+/// `1.2k`-style token counts.
+pub fn compact_count(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 10_000 {
+        format!("{}.{}k", n / 1000, n % 1000 / 100)
+    } else {
+        format!("{}k", n / 1000)
+    }
+}
+
+/// `5s`, `18m0s`, `1h1m3s`.
+pub fn elapsed(ms: u64) -> String {
+    let s = ms / 1000;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{}s", s / 60, s % 60)
+    } else {
+        format!("{}h{}m{}s", s / 3600, s / 60 % 60, s % 60)
+    }
+}

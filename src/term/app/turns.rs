@@ -1,0 +1,142 @@
+//! The turn lifecycle: starting a prompt (or queueing it), approvals, retries, the end of a
+//! turn with its summary, and session switches.
+
+use super::transcript::{self, Block, CallState, TextKind};
+use super::{title_of, ActiveTurn, App, Approval, Effect, TurnOutcome};
+use crate::agent::acp::{StopReason, Update};
+
+impl App {
+    /// A retry notice from the agent (shown in the activity row).
+    pub fn on_retry(&mut self, attempt: u32, limit: u32, delay_ms: u32, reason: &str) {
+        if let Some(turn) = &mut self.turn {
+            turn.retry = Some(format!(
+                "{reason} · retrying in {}s · attempt {attempt}/{limit}",
+                delay_ms.div_ceil(1000)
+            ));
+        }
+    }
+
+    /// The agent asks to run `command`: the footer shows the approval panel until answered.
+    pub fn on_permission_request(&mut self, command: &str) {
+        self.approval = Some(Approval {
+            command: command.to_owned(),
+            selected: 0,
+            note: String::new(),
+        });
+        if let Some(turn) = &mut self.turn {
+            turn.approval_since = Some(self.now);
+        }
+    }
+
+    /// The approval is no longer awaited (answered or cancelled).
+    pub fn close_approval(&mut self) {
+        self.approval = None;
+        if let Some(turn) = &mut self.turn {
+            if let Some(since) = turn.approval_since.take() {
+                turn.paused_ms = turn
+                    .paused_ms
+                    .saturating_add(self.now.saturating_sub(since));
+            }
+        }
+    }
+
+    /// Starts a turn now.
+    pub(crate) fn start_turn(&mut self, text: String) {
+        if self.title.is_none() {
+            self.title = Some(title_of(&text));
+            self.set_title();
+        }
+        self.push_text(TextKind::Prompt, text.clone());
+        let id = self.next_turn;
+        self.next_turn = self.next_turn.wrapping_add(1).max(1);
+        self.turn = Some(ActiveTurn {
+            id,
+            started_ms: self.now,
+            tokens_in: (text.len() as u64).div_ceil(4),
+            chars_out: 0,
+            paused_ms: 0,
+            approval_since: None,
+            retry: None,
+            cancelling: false,
+            shown_out: 0,
+        });
+        self.effects.push(Effect::Prompt { turn: id, text });
+    }
+
+    /// The driver reports the end of turn `turn`.
+    pub fn on_turn_end(&mut self, turn: u32, outcome: TurnOutcome) {
+        let Some(active) = self.turn.as_ref().filter(|t| t.id == turn).cloned() else {
+            return;
+        };
+        if self.approval.is_some() {
+            self.close_approval();
+        }
+        // Commands the turn left unfinished (cancelled) are failed, not running.
+        if let Some(Block::Tools(calls)) = &mut self.open {
+            for call in calls.iter_mut().filter(|c| !c.is_done()) {
+                call.state = CallState::Failed { exit_code: None };
+            }
+        }
+        self.close_open();
+        self.turn = None;
+        match outcome {
+            TurnOutcome::Ended(StopReason::Cancelled) => self.notice("System: cancelled"),
+            TurnOutcome::Failed(message) if active.cancelling => {
+                let _ = message;
+                self.notice("System: cancelled");
+            }
+            TurnOutcome::Failed(message) => self.warning(&message),
+            TurnOutcome::Ended(reason) => {
+                if reason == StopReason::MaxOutputTokens {
+                    self.notice("System: the reply reached the output token limit");
+                }
+                let summary = format!(
+                    "  {} (↑{} ↓{})",
+                    transcript::elapsed(active.elapsed_ms(self.now)),
+                    transcript::compact_count(active.tokens_in),
+                    transcript::compact_count(active.tokens_out())
+                );
+                self.push_text(TextKind::Summary, summary);
+            }
+        }
+        if !self.queue_paused {
+            self.start_queued();
+        }
+    }
+
+    /// Starts the next queued prompt when nothing else runs.
+    pub(crate) fn start_queued(&mut self) {
+        if self.turn.is_some() || self.switching {
+            return;
+        }
+        if let Some(next) = self.queue.pop_front() {
+            self.start_turn(next);
+        }
+    }
+
+    /// A session was opened for `/resume`: the screen shows its transcript.
+    pub fn on_session_opened(&mut self, session_id: &str, updates: Vec<Update>) {
+        self.session_id = session_id.to_owned();
+        self.title = None;
+        self.push_text(TextKind::Notice, format!("Session: resumed {session_id}"));
+        self.replay(updates);
+        self.switching = false;
+        self.start_queued();
+    }
+
+    /// A fresh session is ready (after `/new` or `/clear`).
+    pub fn on_new_session(&mut self, session_id: &str) {
+        self.session_id = session_id.to_owned();
+        self.title = None;
+        self.set_title();
+        self.switching = false;
+        self.start_queued();
+    }
+
+    /// A session switch failed: prompts go to the current session.
+    pub fn on_switch_failed(&mut self, message: &str) {
+        self.warning(message);
+        self.switching = false;
+        self.start_queued();
+    }
+}

@@ -31,7 +31,16 @@ export async function createFxAgent(options = {}) {
     configStore: options.configStore,
     workspace: options.workspace,
     onPermission: options.onPermission,
-    emit: events.emit,
+    emit(type, detail) {
+      if (type === 'turn.usage') {
+        // The turn adds it up for its result; listeners see the step's figures.
+        const { turn, inputTokens, outputTokens } = detail;
+        turns.get(turn)?.addUsage(inputTokens, outputTokens);
+        events.emit(type, { inputTokens, outputTokens });
+        return;
+      }
+      events.emit(type, detail);
+    },
     deliver(turnId, update) {
       turns.get(turnId)?.push(update);
     },
@@ -300,6 +309,7 @@ class Turn {
   #cancelled = false;
   #signal;
   #onAbort;
+  #usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(agent, sessionId, blocks, signal, onSettled) {
     this.#agent = agent;
@@ -309,7 +319,7 @@ class Turn {
     let newSessionId;
     this.result = core.prompt(sessionId, this.#id, blocks).then((end) => {
       newSessionId = end.sessionId;
-      return { stopReason: end.stopReason };
+      return { stopReason: end.stopReason, usage: { ...this.#usage } };
     });
     this.stopReason = this.result.then((r) => r.stopReason);
     this.stopReason.catch(() => {});
@@ -328,6 +338,12 @@ class Turn {
       if (signal.aborted) this.cancel();
       else signal.addEventListener('abort', this.#onAbort, { once: true });
     }
+  }
+
+  /** Called by the host object when a model step of this turn reports its token usage. */
+  addUsage(inputTokens, outputTokens) {
+    this.#usage.inputTokens += inputTokens;
+    this.#usage.outputTokens += outputTokens;
   }
 
   /** Called by the host object for each update of this turn. */

@@ -562,7 +562,15 @@ export type FxAgentEvent =
   | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
   /** `attempt` is the attempt about to be made (2 for the first retry). */
   | (FxEventBase<'request.retry'> & { attempt: number; limit: number; delayMs: number; reason: string })
-  | (FxEventBase<'catalog.error'> & { error: string });
+  | (FxEventBase<'catalog.error'> & { error: string })
+  /** A model step finished and the gateway reported its token usage. */
+  | (FxEventBase<'turn.usage'> & TokenUsage);
+
+/** Token counts as the gateway reported them. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export interface FxAgentOptions {
   /** Default: `globalThis.fetch` (also when `fetch: undefined` is passed). */
@@ -608,7 +616,7 @@ export type PromptBlock =
 /** One turn: iterate it for updates; leaving a `for await` early cancels the turn. */
 export interface Turn extends AsyncIterable<SessionUpdate> {
   /** Rejects with an {@link FxAgentError} when the turn failed (it is still stored). */
-  readonly result: Promise<{ stopReason: StopReason }>;
+  readonly result: Promise<{ stopReason: StopReason; usage: TokenUsage }>;
   /** `result`'s stop reason; an unobserved failure is not an unhandled rejection. */
   readonly stopReason: Promise<StopReason>;
   /** Stops the turn (the request or command is aborted). No-op once it ended. */

@@ -794,3 +794,48 @@ fn clear_mid_turn_repaints_a_fresh_screen() {
     let requests = host.chat_requests();
     assert_eq!(user_texts(requests.last().unwrap()), vec!["third"]);
 }
+
+#[test]
+fn turn_summary_shows_the_usage_the_gateway_reported() {
+    let host = FakeHost::new();
+    // A tool step (20 in, 5 out) and a text step (10 in, 3 out).
+    host.reply(tool_reply("Looking.", &[("c1", "ls")]))
+        .reply(text_reply(&[
+            "A long answer that would be estimated higher than three tokens.",
+        ]));
+    host.state
+        .borrow_mut()
+        .exec_results
+        .push_back(ExecResult::Exited {
+            exit_code: 0,
+            stdout: "a.txt\n".into(),
+            stderr: String::new(),
+        });
+    let mut t = Term::start(
+        &host,
+        Options {
+            workspace: Some("allow-sandboxed"),
+            rows: 30,
+            ..Options::default()
+        },
+    );
+    t.type_str("list the files please\r");
+    let screen = t.screen();
+    assert!(screen.contains("(↑30 ↓8)"), "{screen}");
+    // The agent reported each step.
+    let usage: Vec<_> = host
+        .state
+        .borrow()
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            fx_wasm::agent::host::HostEvent::Usage {
+                input_tokens,
+                output_tokens,
+                ..
+            } => Some((*input_tokens, *output_tokens)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usage, vec![(20, 5), (10, 3)]);
+}

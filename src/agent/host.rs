@@ -107,6 +107,12 @@ pub enum HostEvent {
     },
     /// The model catalog could not be loaded; the current model keeps working.
     CatalogError { message: String },
+    /// A model step of turn `turn` finished and the gateway reported its token usage.
+    Usage {
+        turn: u32,
+        input_tokens: u64,
+        output_tokens: u64,
+    },
     /// A stored config value was applied (`source` is `restore`) or changed (`sdk`, `terminal`).
     ConfigChanged {
         id: String,

@@ -27,7 +27,7 @@ use super::acp::{
 };
 use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
-use super::host::{ExecResult, Host, HttpRequest};
+use super::host::{ExecResult, Host, HostEvent, HttpRequest};
 use super::model::{run_step, StepError, StepSink};
 use super::modes::Mode;
 use super::session::{LiveSession, SessionError};
@@ -325,12 +325,19 @@ impl<H: Host> Turn<'_, H> {
             .as_ref()
             .map(|f| &f.usage)
             .unwrap_or(&completion.usage);
-        self.input_tokens = self
-            .input_tokens
-            .saturating_add(usage.input_tokens.unwrap_or(0));
-        self.output_tokens = self
-            .output_tokens
-            .saturating_add(usage.output_tokens.unwrap_or(0));
+        let (input, output) = (
+            usage.input_tokens.unwrap_or(0),
+            usage.output_tokens.unwrap_or(0),
+        );
+        self.input_tokens = self.input_tokens.saturating_add(input);
+        self.output_tokens = self.output_tokens.saturating_add(output);
+        if usage.input_tokens.is_some() || usage.output_tokens.is_some() {
+            self.host.event(HostEvent::Usage {
+                turn: self.turn_id,
+                input_tokens: input,
+                output_tokens: output,
+            });
+        }
     }
 
     fn assistant(&mut self, text: String) -> HistoryTurn {

@@ -391,6 +391,14 @@ impl Host for JsHostAdapter {
             HostEvent::CatalogError { message } => {
                 ("catalog.error", serde_json::json!({ "error": message }))
             }
+            HostEvent::Usage {
+                turn,
+                input_tokens,
+                output_tokens,
+            } => (
+                "turn.usage",
+                serde_json::json!({ "turn": turn, "inputTokens": input_tokens, "outputTokens": output_tokens }),
+            ),
             HostEvent::ConfigChanged {
                 id,
                 previous,

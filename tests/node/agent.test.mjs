@@ -40,9 +40,17 @@ describe('createFxAgent', () => {
   test('runs a tool through the workspace and sends the result back', async () => {
     const net = fakeFetch([{ events: toolEvents('Looking.', [['call_1', 'ls']]) }, { events: textEvents('Two files.') }]);
     const workspace = fakeWorkspace();
-    const agent = await createFxAgent({ fetch: net.fetch, env, workspace });
+    const events = [];
+    const agent = await createFxAgent({ fetch: net.fetch, env, workspace, onEvent: (e) => events.push(e) });
     const session = await agent.createSession();
-    const updates = await collect(session.prompt('what is here?'));
+    const turn = session.prompt('what is here?');
+    const updates = await collect(turn);
+    // The gateway's usage: per step as events, summed in the result.
+    assert.deepEqual((await turn.result).usage, { inputTokens: 30, outputTokens: 8 });
+    assert.deepEqual(
+      events.filter((e) => e.type === 'turn.usage').map(({ inputTokens, outputTokens }) => [inputTokens, outputTokens]),
+      [[20, 5], [10, 3]],
+    );
     assert.deepEqual(
       updates.map((u) => u.sessionUpdate),
       ['agent_message_chunk', 'tool_call', 'tool_call_update', 'tool_call_update', 'agent_message_chunk'],

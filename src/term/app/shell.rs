@@ -168,6 +168,17 @@ impl<H: Host> Host for TermHost<H> {
                 .on_retry(*attempt, *limit, *delay_ms, reason);
             (self.repaint_now)();
         }
+        if let HostEvent::Usage {
+            turn,
+            input_tokens,
+            output_tokens,
+        } = &event
+        {
+            self.app
+                .borrow_mut()
+                .on_usage(*turn, *input_tokens, *output_tokens);
+            (self.repaint)();
+        }
         self.inner.event(event);
     }
 }

@@ -54,6 +54,8 @@ impl App {
             started_ms: self.now,
             tokens_in: (text.len() as u64).div_ceil(4),
             chars_out: 0,
+            reported: None,
+            chars_at_report: 0,
             paused_ms: 0,
             approval_since: None,
             retry: None,
@@ -61,6 +63,23 @@ impl App {
             shown_out: 0,
         });
         self.effects.push(Effect::Prompt { turn: id, text });
+    }
+
+    /// The gateway reported the token usage of one model step of turn `turn`: the counts become
+    /// real figures (the first report replaces the prompt estimate).
+    pub fn on_usage(&mut self, turn: u32, input_tokens: u64, output_tokens: u64) {
+        let Some(active) = self.turn.as_mut().filter(|t| t.id == turn) else {
+            return;
+        };
+        let (input, output) = active.reported.unwrap_or((0, 0));
+        let total = (
+            input.saturating_add(input_tokens),
+            output.saturating_add(output_tokens),
+        );
+        active.reported = Some(total);
+        active.tokens_in = total.0;
+        active.chars_at_report = active.chars_out;
+        active.shown_out = active.tokens_out();
     }
 
     /// The driver reports the end of turn `turn`.

@@ -249,7 +249,7 @@ fn oversize_turns_become_state_replacements() {
             "state_replacement_committed"
         ]
     );
-    let v = fx_wasm::log::view::view(&loaded.state);
+    let v = fx_wasm::log::view::view(&loaded.state, loaded.title.as_deref());
     assert_eq!(v.turns.len(), 1);
     assert_eq!(v.total_input_tokens, 10);
     match &v.turns[0] {

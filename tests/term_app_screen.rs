@@ -839,3 +839,42 @@ fn turn_summary_shows_the_usage_the_gateway_reported() {
         .collect();
     assert_eq!(usage, vec![(20, 5), (10, 3)]);
 }
+
+#[test]
+fn rename_is_stored_and_shown_on_resume_and_in_the_picker() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["Sure."]));
+    let mut t = term(&host);
+    t.type_str("/rename Release   prep\r");
+    assert!(
+        t.screen().contains("Session: renamed to \"Release prep\""),
+        "{}",
+        t.screen()
+    );
+    assert!(t.written().contains("\u{1b}]2;fx · Release prep · "));
+    t.type_str("tidy the changelog\r");
+    // The first prompt does not take the name's place.
+    assert!(!t.written().contains("fx · tidy the changelog"));
+    t.type_str("/rename\r");
+    assert!(
+        t.screen().contains("usage: /rename <title>"),
+        "{}",
+        t.screen()
+    );
+
+    let t2 = Term::start(
+        &host,
+        Options {
+            resume: Some("last".into()),
+            cols: 120,
+            ..Options::default()
+        },
+    );
+    let screen = t2.screen();
+    assert!(screen.contains("· Release prep"), "{screen}");
+    assert!(screen.contains("┃ tidy the changelog"), "{screen}");
+    t.type_str("/new\r");
+    t.type_str("/resume\r");
+    let screen = t.screen();
+    assert!(screen.contains("Release prep ·"), "{screen}");
+}

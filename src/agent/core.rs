@@ -140,6 +140,9 @@ pub struct Opened {
     pub modes: Modes,
     /// Replayed updates of the stored turns (empty for a new session).
     pub history: Vec<Update>,
+    /// The session's display title (`/rename`d or derived); `None` while it has no turns and
+    /// no name.
+    pub title: Option<String>,
 }
 
 /// One entry of `listSessions()`.
@@ -259,6 +262,8 @@ impl<H: Host> Agent<H> {
             ),
             modes: modes(session.mode),
             history,
+            title: crate::log::display::shown(session.state(), session.log().title())
+                .map(|d| d.title),
         }
     }
 
@@ -483,6 +488,26 @@ impl<H: Host> Agent<H> {
                     .map_err(AgentError::from),
                 Err(error) => Err(AgentError::from(error)),
             }
+        };
+        self.put_back(id, session);
+        result
+    }
+
+    /// Names session `id` and stores the name; returns the title as stored (one line, at most
+    /// 240 bytes).
+    ///
+    /// # Errors
+    /// [`AgentError::Session`] when the title is empty or the session cannot be stored.
+    pub async fn rename_session(&self, id: &str, title: &str) -> Result<String, AgentError> {
+        self.check_open()?;
+        let mut session = self.take(id)?;
+        let result = match session.rename(title) {
+            Ok(title) => session
+                .persist(&self.host)
+                .await
+                .map(|_| title)
+                .map_err(AgentError::from),
+            Err(error) => Err(AgentError::from(error)),
         };
         self.put_back(id, session);
         result

@@ -186,6 +186,14 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Names the session (the title the session list and the export show).
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when nothing is left of `title`.
+    pub fn rename(&mut self, title: &str) -> Result<String, SessionError> {
+        Ok(self.log.rename(title)?)
+    }
+
     /// Records the in-flight turn so a closed tab can resume it.
     ///
     /// # Errors
@@ -309,6 +317,9 @@ impl LiveSession {
         }
         if let Some(checkpoint) = state.recovery_checkpoint {
             fork.set_checkpoint(host, checkpoint)?;
+        }
+        if let Some(title) = self.log.title() {
+            fork.log.rename(title)?;
         }
         let id = fork.id().to_owned();
         let revision = host

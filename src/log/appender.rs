@@ -162,7 +162,40 @@ impl Session {
 
     /// The JS view of the session.
     pub fn view(&self) -> SessionView {
-        view(self.state())
+        view(self.state(), self.title())
+    }
+
+    /// The title a `/rename` gave the session, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.reducer.title.as_deref()
+    }
+
+    /// Names the session: appends a `display.json` record with `title` (one line, whitespace
+    /// collapsed, at most 240 bytes) and the derived preview. Returns the title as stored.
+    ///
+    /// # Errors
+    /// [`Reason::InvalidField`] when nothing is left of `title`.
+    pub fn rename(&mut self, title: &str) -> Result<String, LogError> {
+        let title = super::display::clean_title(title).ok_or_else(|| {
+            LogError::whole(Reason::InvalidField {
+                path: "title".to_owned(),
+                detail: "must not be empty",
+            })
+        })?;
+        self.write_display(&title);
+        Ok(title)
+    }
+
+    fn write_display(&mut self, title: &str) {
+        let state = self.state();
+        let shown = super::display::shown(state, Some(title)).unwrap_or(super::display::Display {
+            title: title.to_owned(),
+            preview: None,
+        });
+        let json = super::display::encode_display_json(&shown, &state.origin_workspace_root);
+        let record = super::blob::encode_blob(super::blob::DISPLAY_PATH, &json);
+        self.bytes.extend_from_slice(&record);
+        self.reducer.title = Some(title.to_owned());
     }
 
     /// The seq of the last frame.
@@ -333,8 +366,12 @@ impl Session {
             self.reducer = old_reducer;
             return Err(e);
         }
-        // Carry over the image blobs the state still references (they are already verified).
+        // Carry over the image blobs the state still references (they are already verified),
+        // and the renamed title.
         self.written_blobs.clear();
+        if let Some(title) = &old_reducer.title {
+            self.write_display(title);
+        }
         if let Ok(old) = replay(&old_bytes, |_, _| {}) {
             for blob in &old.blobs {
                 if self.reducer.snapshots.get(&blob.path) != Some(&blob.sha256) {

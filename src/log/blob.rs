@@ -1,5 +1,7 @@
-//! Image blob records carried inside session bytes: a line
+//! Blob records carried inside session bytes: a line
 //! `#fx-blob <relative path> <byte length> <sha256 hex>\n`, then the raw bytes, then `\n`.
+//! Image snapshots use `images/…` paths; a `display.json` record carries a renamed title (the
+//! last one wins).
 
 use sha2::{Digest, Sha256};
 
@@ -12,6 +14,12 @@ pub const BLOB_PREFIX: &[u8] = b"#fx-blob ";
 
 /// Largest blob: 16 MiB.
 pub const MAX_BLOB_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The path of a display record (fx's `display.json` sidecar).
+pub const DISPLAY_PATH: &str = "display.json";
+
+/// Largest display record: 16 KiB, as fx's `display.json`.
+pub const MAX_DISPLAY_BYTES: u64 = 16 * 1024;
 
 /// A blob record found in session bytes (its bytes stay in the input).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +90,13 @@ pub(crate) fn parse_blob(bytes: &[u8], start: usize) -> Result<(BlobRecord, usiz
     } else {
         return Err(bad("length is not a canonical number"));
     };
+    let display = *path == DISPLAY_PATH;
+    if display && len > MAX_DISPLAY_BYTES {
+        return Err(Reason::BlobTooLarge {
+            what: "display record",
+            bytes: len,
+        });
+    }
     if len > MAX_BLOB_BYTES {
         return Err(Reason::BlobTooLarge {
             what: "image blob",
@@ -90,9 +105,9 @@ pub(crate) fn parse_blob(bytes: &[u8], start: usize) -> Result<(BlobRecord, usiz
     }
     let sha256: [u8; 32] =
         parse_hex(sha_text).ok_or_else(|| bad("sha256 must be 64 lowercase hex digits"))?;
-    if !is_locator_for(path, &sha256) {
+    if !display && !is_locator_for(path, &sha256) {
         return Err(bad(
-            "path must be images/image-<id>-<first 16 hex of sha256>.bin",
+            "path must be display.json or images/image-<id>-<first 16 hex of sha256>.bin",
         ));
     }
     let len = usize::try_from(len).map_err(|_| bad("length out of range"))?;

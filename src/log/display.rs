@@ -1,6 +1,8 @@
 //! Display metadata (§5.8): the session title and preview derived from the first usable user
 //! prompt, and the `display.json` sidecar.
 
+use super::error::Reason;
+use super::json::tree;
 use super::json::write::Writer;
 use super::state::SessionState;
 use super::turn::HistoryTurn;
@@ -95,4 +97,52 @@ pub fn encode_display_json(display: &Display, origin_workspace_root: &str) -> Ve
     w.str(origin_workspace_root);
     w.raw("}");
     w.into_bytes()
+}
+
+/// Normalises a title given by `/rename`: one line, inner whitespace collapsed, at most 240
+/// bytes; `None` when nothing is left.
+pub fn clean_title(title: &str) -> Option<String> {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let joined = words.join(" ");
+    let cut = cut(&joined, MAX_DISPLAY_BYTES);
+    (!cut.is_empty()).then(|| cut.to_owned())
+}
+
+/// The display of a session: the renamed `title` when there is one (the preview is still
+/// derived), else the derived one.
+pub fn shown(state: &SessionState, title: Option<&str>) -> Option<Display> {
+    let derived = derive(state);
+    match title {
+        Some(title) => Some(Display {
+            title: title.to_owned(),
+            preview: derived.and_then(|d| d.preview),
+        }),
+        None => derived,
+    }
+}
+
+/// Reads the title of a `display.json` (fx's decoding is tolerant: extra keys are allowed;
+/// `title`, `preview` and `origin_workspace_root` must be present).
+///
+/// # Errors
+/// [`Reason::InvalidBlob`] naming what is wrong.
+pub fn decode_title(bytes: &[u8]) -> Result<String, Reason> {
+    let bad = |detail: &str| Reason::InvalidBlob(format!("display.json: {detail}"));
+    let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8"))?;
+    let value = tree::parse(text).map_err(|r| bad(&r.to_string()))?;
+    let tree::Value::Obj(entries) = &value else {
+        return Err(bad("must be an object"));
+    };
+    let get = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    for key in ["preview", "origin_workspace_root"] {
+        if get(key).is_none() {
+            return Err(bad(&format!("{key} is missing")));
+        }
+    }
+    let Some(tree::Value::Str(title)) = get("title") else {
+        return Err(bad("title must be a string"));
+    };
+    clean_title(title)
+        .filter(|t| t == title)
+        .ok_or_else(|| bad("title must be one non-empty line of at most 240 bytes"))
 }

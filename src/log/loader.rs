@@ -1,7 +1,7 @@
 //! The strict loader (§7): splits session bytes into frames and blob records, parses and
 //! decodes every frame, reduces them, and rejects anything fx would reject. Linear in size.
 
-use super::blob::{parse_blob, BlobRecord, BLOB_PREFIX};
+use super::blob::{parse_blob, BlobRecord, BLOB_PREFIX, DISPLAY_PATH};
 use super::error::{LogError, Reason};
 use super::event::Frame;
 use super::json::tree;
@@ -25,8 +25,10 @@ pub struct Loaded {
     pub events_len: u64,
     /// Length of frame 1 including its newline.
     pub first_frame_len: u64,
-    /// Image blobs carried by the bytes.
+    /// Blob records carried by the bytes (images and `display.json` records, in order).
     pub blobs: Vec<BlobRecord>,
+    /// The title the last `display.json` record set (a `/rename`), if any.
+    pub title: Option<String>,
     /// Every image snapshot the log references: locator and SHA-256.
     pub snapshots: Vec<(String, [u8; 32])>,
 }
@@ -64,6 +66,7 @@ pub fn load_with(bytes: &[u8], visit: impl FnMut(&Frame, &[u8])) -> Result<Loade
     let mut snapshots: Vec<(String, [u8; 32])> = reducer.snapshots.into_iter().collect();
     snapshots.sort();
     Ok(Loaded {
+        title: reducer.title,
         state,
         generation: reducer.generation,
         last_seq: reducer.last_seq,
@@ -100,7 +103,13 @@ pub(crate) fn replay(
         let seq = frames + 1;
         if rest.starts_with(BLOB_PREFIX) {
             let (blob, next) = parse_blob(bytes, pos).map_err(|r| LogError::at(seq, r))?;
-            if !blob_paths.insert(blob.path.clone()) {
+            if blob.path == DISPLAY_PATH {
+                let data = bytes
+                    .get(blob.start..blob.start + blob.len)
+                    .unwrap_or_default();
+                reducer.title =
+                    Some(super::display::decode_title(data).map_err(|r| LogError::at(seq, r))?);
+            } else if !blob_paths.insert(blob.path.clone()) {
                 return Err(LogError::at(
                     seq,
                     Reason::InvalidBlob(format!("{} appears twice", blob.path)),
@@ -143,7 +152,7 @@ pub(crate) fn replay(
     if reducer.state.is_none() {
         return Err(LogError::whole(Reason::Empty));
     }
-    for blob in &blobs {
+    for blob in blobs.iter().filter(|b| b.path != DISPLAY_PATH) {
         if reducer.snapshots.get(&blob.path) != Some(&blob.sha256) {
             return Err(LogError::whole(Reason::InvalidBlob(format!(
                 "{} does not match an image snapshot the log references",

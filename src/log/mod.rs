@@ -87,7 +87,7 @@ pub use view::SessionView;
 /// A [`LogError`] naming the seq and the reason when the log is not a valid `event_log_v1` log.
 pub fn read_session(bytes: &[u8]) -> Result<SessionView, LogError> {
     let loaded = loader::load(bytes)?;
-    Ok(view::view(&loaded.state))
+    Ok(view::view(&loaded.state, loaded.title.as_deref()))
 }
 
 /// Builds session bytes from a native session directory's files (relative path → bytes).

@@ -10,8 +10,8 @@
 
 use sha2::{Digest, Sha256};
 
-use super::blob::encode_blob;
-use super::display::{derive, encode_display_json};
+use super::blob::{encode_blob, DISPLAY_PATH};
+use super::display::{decode_title, derive, encode_display_json, shown};
 use super::error::{LogError, Reason};
 use super::json::read::{fields, Path};
 use super::json::tree;
@@ -85,14 +85,14 @@ pub fn export(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LogError> {
     files.push((format!("commit.{generation}.json"), w.into_bytes()));
     files.push(("commit.lock".to_owned(), Vec::new()));
 
-    if let Some(display) = derive(state) {
+    if let Some(display) = shown(state, loaded.title.as_deref()) {
         files.push((
             "display.json".to_owned(),
             encode_display_json(&display, &state.origin_workspace_root),
         ));
     }
     files.push(("events.jsonl".to_owned(), events_only(bytes, &loaded)));
-    for blob in &loaded.blobs {
+    for blob in loaded.blobs.iter().filter(|b| b.path != DISPLAY_PATH) {
         let data = bytes
             .get(blob.start..blob.start + blob.len)
             .unwrap_or_default();
@@ -289,6 +289,17 @@ pub fn import(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, LogError> {
             }));
         }
         out.extend_from_slice(&encode_blob(path, data));
+    }
+    // A title given by `/rename` travels as a display record; a derived one is derived again.
+    // An unreadable display.json is ignored, as fx re-derives it.
+    if let Some(title) = file(DISPLAY_PATH).and_then(|b| decode_title(b).ok()) {
+        if derive(&loaded.state).map(|d| d.title) != Some(title.clone()) {
+            let display = shown(&loaded.state, Some(&title));
+            if let Some(display) = display {
+                let json = encode_display_json(&display, &loaded.state.origin_workspace_root);
+                out.extend_from_slice(&encode_blob(DISPLAY_PATH, &json));
+            }
+        }
     }
     Ok(out)
 }

@@ -32,6 +32,8 @@ pub(crate) struct Reducer {
     open: Option<OpenReplacement>,
     /// Every image snapshot any frame referenced: locator → SHA-256.
     pub(crate) snapshots: HashMap<String, [u8; 32]>,
+    /// The title of the last `display.json` record (a `/rename`), if any.
+    pub(crate) title: Option<String>,
 }
 
 impl Reducer {

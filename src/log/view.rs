@@ -275,9 +275,9 @@ fn turn(t: &HistoryTurn) -> TurnView {
     }
 }
 
-/// Builds the view of a replayed state.
-pub fn view(state: &SessionState) -> SessionView {
-    let shown = display::derive(state);
+/// Builds the view of a replayed state; `title` is the renamed title, if any.
+pub fn view(state: &SessionState, title: Option<&str>) -> SessionView {
+    let shown = display::shown(state, title);
     let usage = match &state.usage {
         Some(u) => UsageView {
             billing: u.billing.as_str(),

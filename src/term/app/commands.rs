@@ -91,14 +91,7 @@ impl App {
                 }
             }
             "rename" if args.is_empty() => self.notice("Session: usage: /rename <title>"),
-            "rename" => {
-                self.title = Some(super::title_of(args));
-                self.set_title();
-                self.notice(&format!(
-                    "Session: named \"{}\" for this run (titles are not stored yet)",
-                    self.title.clone().unwrap_or_default()
-                ));
-            }
+            "rename" => self.effects.push(Effect::Rename(args.to_owned())),
             "export" => {
                 if self.caps.downloads {
                     self.effects.push(Effect::Export);

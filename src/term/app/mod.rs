@@ -61,6 +61,8 @@ pub enum Effect {
     AppendHistory(String),
     /// Offer the current session as native fx files.
     Export,
+    /// Name the current session and store the name.
+    Rename(String),
     /// Answer the pending approval.
     Permission(PermissionAnswer),
     /// Leave with this exit code.
@@ -292,10 +294,7 @@ impl App {
         self.started = true;
         match resumed {
             Some(updates) => {
-                self.push_text(
-                    TextKind::Notice,
-                    format!("Session: resumed {}", self.session_id),
-                );
+                self.push_text(TextKind::Notice, self.resumed_notice());
                 self.replay(updates);
             }
             None => self.push_welcome(),

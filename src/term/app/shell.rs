@@ -336,6 +336,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 Ok(o) => {
                     *self.inner.session.borrow_mut() = o.session_id.clone();
                     app.set_session(&o.session_id, &current(o, "model"), &current(o, "mode"));
+                    app.title = o.title.as_deref().map(super::title_of);
                 }
                 Err(error) => notices.push(format!("Session: could not start a session: {error}")),
             }
@@ -541,7 +542,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                             *shell.inner.session.borrow_mut() = opened.session_id.clone();
                             app.model = current(&opened, "model");
                             app.mode = current(&opened, "mode");
-                            app.on_session_opened(&opened.session_id, opened.history);
+                            app.on_session_opened(
+                                &opened.session_id,
+                                opened.title.as_deref(),
+                                opened.history,
+                            );
                         }
                         Err(error) => app.on_switch_failed(&error_text(&error)),
                     }
@@ -568,6 +573,19 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Effect::Export => self.spawn(async move {
                 let message = shell.export().await;
                 shell.inner.app.borrow_mut().notice(&message);
+                shell.after();
+            }),
+            Effect::Rename(title) => self.spawn(async move {
+                let session = shell.inner.session.borrow().clone();
+                let result = shell.inner.agent.rename_session(&session, &title).await;
+                match result {
+                    Ok(title) => shell.inner.app.borrow_mut().on_renamed(&title),
+                    Err(error) => shell
+                        .inner
+                        .app
+                        .borrow_mut()
+                        .warning(&format!("Session: {}", error_text(&error))),
+                }
                 shell.after();
             }),
             Effect::Permission(answer) => agent.host().answer(answer),

@@ -133,11 +133,31 @@ impl App {
         }
     }
 
+    /// `Session: resumed <id>`, with the title when there is one.
+    pub(crate) fn resumed_notice(&self) -> String {
+        match &self.title {
+            Some(title) => format!("Session: resumed {} · {title}", self.session_id),
+            None => format!("Session: resumed {}", self.session_id),
+        }
+    }
+
+    /// The session was named (`/rename`): the window title follows.
+    pub fn on_renamed(&mut self, title: &str) {
+        self.title = Some(title_of(title));
+        self.set_title();
+        self.notice(&format!("Session: renamed to \"{}\"", title_of(title)));
+    }
+
     /// A session was opened for `/resume`: the screen shows its transcript.
-    pub fn on_session_opened(&mut self, session_id: &str, updates: Vec<Update>) {
+    pub fn on_session_opened(
+        &mut self,
+        session_id: &str,
+        title: Option<&str>,
+        updates: Vec<Update>,
+    ) {
         self.session_id = session_id.to_owned();
-        self.title = None;
-        self.push_text(TextKind::Notice, format!("Session: resumed {session_id}"));
+        self.title = title.map(title_of);
+        self.push_text(TextKind::Notice, self.resumed_notice());
         self.replay(updates);
         self.switching = false;
         self.start_queued();

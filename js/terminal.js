@@ -6,6 +6,9 @@ import { memorySessionStore } from './memory-stores.js';
 import { makeHost, normalizeEnv } from './host.js';
 import { loadWasmModule } from './wasm.js';
 
+/** How long the core waits after the last resize before it re-wraps. */
+const RESIZE_DEBOUNCE_MS = 100;
+
 const WORKSPACE_ROOT = '/';
 const HISTORY_LIMIT = 100;
 
@@ -147,9 +150,11 @@ export async function createFxTerminal(options) {
     }
   };
   let core = null;
+  let resizeTimer = null;
   const finish = (code) => {
     if (finished) return;
     finished = true;
+    clearTimeout(resizeTimer);
     release();
     emit('runtime.exit', { surface: 'terminal', code });
     resolveExited(code);
@@ -205,11 +210,19 @@ export async function createFxTerminal(options) {
       core.write(data);
     }
   };
-  const resize = () => {
+  // Resizes come in bursts while a window is dragged: the core re-wraps once, 100 ms after the
+  // last one, as fx does.
+  const applySize = () => {
+    resizeTimer = null;
     if (finished) return;
     const { cols: c, rows: r } = size();
-    emit('terminal.resize', { cols: c, rows: r });
     core.resize(c, r);
+  };
+  const resize = () => {
+    if (finished) return;
+    emit('terminal.resize', { cols: Number(terminal.cols) || 80, rows: Number(terminal.rows) || 24 });
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(applySize, RESIZE_DEBOUNCE_MS);
   };
   subscriptions.push(['data', terminal.onData(forward)]);
   if (typeof terminal.onKeyData === 'function') subscriptions.push(['key_data', terminal.onKeyData(forward)]);

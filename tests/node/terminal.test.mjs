@@ -243,8 +243,15 @@ describe('createFxTerminal', () => {
     const { runtime, events } = await startTerminal({ fetch: fakeFetch([]).fetch, env, term });
     runtime.write('the quick brown fox jumps over the lazy dog again and again');
     await contains(term, '┃ lazy dog again and again');
-    term.resize(200, 30);
+    // A burst of resizes (a dragged window) is applied once, 100 ms after the last.
+    const sizesBefore = events.filter((e) => e.type === 'terminal.size').length;
+    for (const cols of [60, 80, 120, 160, 200]) term.resize(cols, 30);
+    assert.equal(events.filter((e) => e.type === 'terminal.resize').length, 5);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(events.filter((e) => e.type === 'terminal.size').length, sizesBefore, 'not applied yet');
     await contains(term, '┃ the quick brown fox jumps over the lazy dog again and again');
+    const applied = events.filter((e) => e.type === 'terminal.size').slice(sizesBefore);
+    assert.deepEqual(applied.map(({ cols, rows }) => [cols, rows]), [[200, 30]]);
     assert.ok(events.some((e) => e.type === 'terminal.resize' && e.cols === 200 && e.rows === 30));
     runtime.abort();
   });

@@ -258,11 +258,29 @@ impl LiveSession {
         {
             Ok(revision) => {
                 self.mark_committed(revision);
+                self.compact_if_due(host).await?;
                 Ok(None)
             }
             Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
+    }
+
+    /// After a commit, as fx does: once the generation is long, rewrite the log as a new
+    /// generation holding the same state and commit that. A failure leaves the committed log
+    /// as it was; the in-memory log is compacted and a later commit stores it.
+    async fn compact_if_due<H: Host>(&mut self, host: &H) -> Result<(), SessionError> {
+        if !self.log.compaction_due() {
+            return Ok(());
+        }
+        self.log.compact_log(&mut HostEnvironment(host))?;
+        let id = self.id().to_owned();
+        let revision = host
+            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
+            .await
+            .map_err(SessionError::Store)?;
+        self.mark_committed(revision);
+        Ok(())
     }
 
     fn mark_committed(&mut self, revision: String) {

@@ -165,6 +165,14 @@ impl Session {
         view(self.state(), self.title())
     }
 
+    /// True once the generation holds 4096 frames past its first or 128 MiB past its first
+    /// frame (image records included): fx's trigger for [`Session::compact_log`].
+    pub fn compaction_due(&self) -> bool {
+        const FRAMES: u64 = 4096;
+        const BYTES: usize = 128 * 1024 * 1024;
+        self.reducer.last_seq.saturating_sub(1) >= FRAMES || self.bytes.len() >= BYTES
+    }
+
     /// The title a `/rename` gave the session, if any.
     pub fn title(&self) -> Option<&str> {
         self.reducer.title.as_deref()

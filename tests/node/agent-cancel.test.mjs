@@ -123,7 +123,7 @@ describe('cancellation', () => {
     const agent = await createFxAgent({ fetch: net.fetch, env });
     const session = await agent.createSession();
     const turn = session.prompt('hi');
-    assert.deepEqual(await turn.result, { stopReason: 'end_turn' });
+    assert.deepEqual(await turn.result, { stopReason: 'end_turn', usage: { inputTokens: 10, outputTokens: 3 } });
     turn.cancel();
     turn.cancel();
     assert.equal(await turn.stopReason, 'end_turn');

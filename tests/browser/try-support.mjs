@@ -53,7 +53,6 @@ export async function loadTry(page, url) {
   await page.goto(url);
   await page.waitForFunction(() => window.__fxTry?.ready);
   await page.evaluate(() => window.__fxTry.ready);
-  await waitForScreen(page, 'Run /help');
 }
 
 export function screen(page) {

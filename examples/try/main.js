@@ -488,6 +488,10 @@ window.__fxTry = {
   get runtime() {
     return runtime;
   },
+  /** How many times fx was started in this page (1 after the first start). */
+  get starts() {
+    return generation;
+  },
   get state() {
     return { ...state, signedIn, wayIn: wayIn(), demo: usingDemo() };
   },

@@ -25,7 +25,7 @@ export async function openTry({ gateway: gatewayOptions = {}, viewport = { width
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
     page.on('console', (msg) => {
-      if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+      if (msg.type() === 'error') errors.push(`console: ${msg.text()} [${msg.location()?.url ?? ''}]`);
     });
     return page;
   };

@@ -125,8 +125,8 @@ function renderHeader() {
   notice.hidden = !usingDemo() || sessionStorage.getItem(NOTICE_ITEM) === '1';
   $('demo-notice-text').textContent =
     state.status?.mode === 'demo'
-      ? 'This local server runs with --demo, so every reply is scripted, even with a key or a sign-in. The demo model looks around the starter project with ls, cat and grep.'
-      : 'No AI is answering: the demo model follows one short script, looking around the starter project with ls, cat and grep. Sign in with Vercel or paste an AI Gateway key to talk to a real model.';
+      ? 'The server runs with --demo: replies follow a short script, even with a key or a sign-in.'
+      : 'No AI here: replies follow a short script. Sign in or paste an AI Gateway key for a real model.';
   requestAnimationFrame(fitNow);
 }
 
@@ -461,6 +461,13 @@ $('forget-key').addEventListener(
     toast('Key forgotten.');
   }),
 );
+for (const button of document.querySelectorAll('.suggestion')) {
+  button.addEventListener('click', () => {
+    if (!runtime) return;
+    runtime.write(`${button.dataset.prompt}\r`);
+    term.focus();
+  });
+}
 $('demo-notice-close').addEventListener('click', () => {
   sessionStorage.setItem(NOTICE_ITEM, '1');
   renderHeader();

@@ -60,10 +60,8 @@ test('the page loads: header, demo labels, a terminal filling the window, no con
   assert.deepEqual(t.errors, []);
 });
 
-test('a prompt streams the demo text, runs its commands in just-bash and finishes', async () => {
-  await type(page, 'what is in this project?');
-  await waitForScreen(page, '┃ what is in this project?');
-  await type(page, '\r');
+test('a prompt (the notice’s suggestion) streams the demo text, runs its commands in just-bash and finishes', async () => {
+  await page.click('.suggestion[data-prompt="what is in this project?"]');
   // While the turn runs, the text is already on screen next to the activity row.
   await page.waitForFunction(
     () => {
@@ -111,6 +109,22 @@ test('a reload resumes the session from IndexedDB with its transcript', async ()
   assert.equal(await page.evaluate(() => window.__fxTry.runtime.sessionId), before);
   assert.equal((await storedSessions(page)).length, 1, 'no new session was created');
   assert.deepEqual(t.errors, []);
+});
+
+test('hiding the demo notice gives its room to the terminal', async () => {
+  const rows = await page.evaluate(() => window.__fxTry.term.rows);
+  await page.click('#demo-notice-close');
+  await page.waitForFunction((before) => window.__fxTry.term.rows > before, rows);
+  const layout = await page.evaluate(() => ({
+    notice: document.getElementById('demo-notice').hidden,
+    bottom: document.getElementById('terminal').getBoundingClientRect().bottom,
+    innerHeight: window.innerHeight,
+    told: window.__fxTry.events.filter((e) => e.type === 'terminal.resize').at(-1).rows,
+    rows: window.__fxTry.term.rows,
+  }));
+  assert.equal(layout.notice, true);
+  assert.equal(layout.bottom, layout.innerHeight);
+  assert.equal(layout.told, layout.rows);
 });
 
 test('the window resizes the terminal', async () => {

@@ -172,5 +172,21 @@ test('Download gives a native session zip; Import (zip, deflated zip, folder) re
   assert.match(await page.textContent('#toast'), /already here with different content/);
   const [kept] = (await storedSessions(page)).filter((s) => s.id === id);
   assert.equal(kept.view.turns.length, original.view.turns.length + 1, 'the newer session was left alone');
+
+  // A damaged archive and one without a session are refused with a message; nothing is stored.
+  const count = (await storedSessions(page)).length;
+  const damaged = Buffer.from(await readFile(zipPath));
+  damaged[30 + damaged.readUInt16LE(26) + 5] ^= 0xff; // inside the first entry's data
+  await writeFile(join(work, 'damaged.zip'), damaged);
+  await page.evaluate(() => document.getElementById('toast').removeAttribute('data-tone'));
+  await page.setInputFiles('#import-zip-input', join(work, 'damaged.zip'));
+  await page.waitForFunction(() => document.getElementById('toast').dataset.tone === 'error');
+  assert.match(await page.textContent('#toast'), /fails its CRC check/);
+  await writeFile(join(work, 'other.zip'), deflatedZip({ 'notes/readme.txt': Buffer.from('hello') }));
+  await page.evaluate(() => document.getElementById('toast').removeAttribute('data-tone'));
+  await page.setInputFiles('#import-zip-input', join(work, 'other.zip'));
+  await page.waitForFunction(() => document.getElementById('toast').dataset.tone === 'error');
+  assert.match(await page.textContent('#toast'), /no events\.jsonl/);
+  assert.equal((await storedSessions(page)).length, count);
   assert.deepEqual(t.errors, []);
 });

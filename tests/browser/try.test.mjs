@@ -148,3 +148,15 @@ test('the page’s default real model is the crate’s DEFAULT_MODEL_ID', async 
   assert.ok(crate);
   assert.equal(page.match(/const REAL_DEFAULT_MODEL = '([^']+)';/)?.[1], crate);
 });
+
+test('after /exit a key starts fx again on the same session', async () => {
+  const session = await page.evaluate(() => window.__fxTry.runtime.sessionId);
+  const starts = await page.evaluate(() => window.__fxTry.starts);
+  await type(page, '/exit\r');
+  await waitForScreen(page, 'Press any key to pick this session up again');
+  await type(page, 'x');
+  await page.waitForFunction((n) => window.__fxTry.starts === n + 1 && window.__fxTry.runtime?.sessionId, starts);
+  await waitForScreen(page, 'This reply was scripted');
+  assert.equal(await page.evaluate(() => window.__fxTry.runtime.sessionId), session);
+  assert.deepEqual(t.errors, []);
+});

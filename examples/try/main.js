@@ -207,6 +207,8 @@ const workspace = createJustBashWorkspace({ permission: state.permission });
 const events = [];
 let runtime = null;
 let generation = 0;
+/** The session the last terminal showed, for a restart that finds none running. */
+let lastSession = null;
 
 /** Opens the sign-in page in a new tab; false when a popup blocker stopped it. */
 function openUrl(url) {
@@ -220,7 +222,6 @@ function openUrl(url) {
 function envFor(demo) {
   const env = {
     FX_GATEWAY_CHAT_URL: `${location.origin}${state.status?.chatPath ?? '/v3/ai/language-model'}`,
-    FX_THEME: 'dark',
   };
   if (demo) env.FX_MODEL = state.status?.demoModel ?? 'fx-demo/scripted';
   if (state.key) env.AI_GATEWAY_API_KEY = state.key;
@@ -253,6 +254,7 @@ async function start(resume) {
   const mine = ++generation;
   const previous = runtime;
   runtime = null;
+  lastSession = previous?.sessionId ?? lastSession;
   if (previous) {
     previous.abort();
     await previous.exited;
@@ -280,14 +282,15 @@ async function start(resume) {
     return;
   }
   runtime = rt;
+  if (resume && resume !== 'last') lastSession = resume;
   rt.exited.then((code) => onExited(rt, code));
   await rt.interactive;
   term.focus();
 }
 
-/** Restarts on the session on screen (or the last one). */
+/** Restarts on the session on screen (or the newest stored one). */
 function restart() {
-  return start(runtime?.sessionId ?? 'last');
+  return start(runtime?.sessionId ?? lastSession ?? 'last');
 }
 
 // ---- sign-in state ----

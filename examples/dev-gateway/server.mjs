@@ -73,7 +73,6 @@ const MIME = {
   '.woff2': 'font/woff2',
 };
 
-
 function sendText(res, status, text) {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
   res.end(text);

@@ -240,9 +240,11 @@ function onEvent(event) {
 function onExited(rt, code) {
   if (runtime !== rt) return;
   term.write(`\r\n\x1b[2mfx ${code === 0 ? 'exited' : `stopped (code ${code})`}. Press any key to pick this session up again.\x1b[0m\r\n`);
+  const exitedAt = generation;
   const once = term.onData(() => {
     once.dispose();
-    start(rt.sessionId ?? 'last');
+    // Unless something else started fx meanwhile (a switch in the header).
+    if (generation === exitedAt) guard(start)(rt.sessionId ?? 'last');
   });
 }
 

@@ -88,7 +88,7 @@ const ACTIVITY = /(Thinking|Running .*|Cancelling|Waiting for approval) \(\d+s\)
 /** Waits until no turn is running (the footer's activity row is gone). */
 export async function waitForIdle(page, { timeout = 15_000 } = {}) {
   await page.waitForFunction(
-    (source) => !new RegExp(source).test(window.__fxTry.screenText().split('\n').slice(-12).join('\n')),
+    (source) => !new RegExp(source).test(window.__fxTry.screenText().trimEnd().split('\n').slice(-12).join('\n')),
     ACTIVITY.source,
     { polling: 100, timeout },
   );

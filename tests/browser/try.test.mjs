@@ -91,7 +91,7 @@ test('Ctrl+C cancels a running turn; the terminal stays usable', async () => {
   await type(page, '\x03');
   const shown = await waitForScreen(page, 'System: cancelled');
   await waitForIdle(page);
-  assert.doesNotMatch(shown.split('\n').slice(-6).join('\n'), /Running sleep 20/);
+  assert.doesNotMatch(shown.trimEnd().split('\n').slice(-6).join('\n'), /Running sleep 20 \(/);
   await type(page, 'run echo still-here\r');
   await waitForScreen(page, /Ran echo still-here · exit 0/);
   await waitForIdle(page);

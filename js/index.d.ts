@@ -721,6 +721,8 @@ export interface FxTerminal {
   readonly interactive: Promise<void>;
   /** 0 after /exit, 130 after abort(), 1 when the terminal could not start. */
   readonly exited: Promise<number>;
+  /** The id of the session on screen (follows /new, /resume and forks); null before one opens. */
+  readonly sessionId: string | null;
   write(data: string | Uint8Array): void;
   resize(): void;
   abort(): void;

@@ -243,9 +243,15 @@ export async function createFxTerminal(options) {
   })();
   interactive.catch(() => {});
 
+  let lastSessionId = null;
   return {
     interactive,
     exited,
+    /** The session on screen: null before one is open; kept after the terminal exits. */
+    get sessionId() {
+      if (!finished) lastSessionId = core.sessionId || lastSessionId;
+      return lastSessionId;
+    },
     write(data) {
       if (finished) throw new Error('fx runtime stdin is closed');
       forward(data);

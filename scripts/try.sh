@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set up (idempotently), build the package into pkg/, and serve examples/ on
-# 127.0.0.1. Open the printed URL; the session viewer shows the recorded fx sessions.
-# PORT=NNNN picks another port (default 8787).
+# The main job: set up (idempotently), build the package into pkg/, and run the dev gateway on
+# 127.0.0.1, which serves the try page at / — fx in a browser tab. Open the printed URL.
+#
+#   PORT=NNNN                  another port (default 8787)
+#   --demo                     every model request gets the scripted demo model (offline)
+#   AI_GATEWAY_API_KEY=...     visitors without a key of their own use this one (the page never
+#                              sees it); without it they sign in or paste a key, or get the demo
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,4 +13,4 @@ cd "$root"
 
 ./scripts/setup.sh
 npm run --silent build
-exec node scripts/serve.mjs "${PORT:-8787}"
+exec node examples/dev-gateway/server.mjs --port "${PORT:-8787}" "$@"

@@ -1,6 +1,7 @@
-// Proxy mode of the dev gateway: forwards the page's gateway requests to the real AI Gateway
-// (or a configured upstream) with the server's key. The page's own credentials and cookies are
-// dropped, the key never appears in a response, and a client that hangs up aborts the upstream.
+// The dev gateway's forwarding: sends the page's gateway requests on to the real AI Gateway (or a
+// configured upstream) with one credential, the visitor's own or the server's key, chosen by the
+// caller. Cookies and browser context are dropped, the server key never appears in a response,
+// and a client that hangs up aborts the upstream.
 
 // Request headers never forwarded: hop-by-hop ones, the page's credentials, and browser context.
 const DROPPED_REQUEST_HEADERS = new Set([
@@ -41,14 +42,14 @@ export function checkUpstream(upstream) {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
-function forwardedHeaders(req, apiKey) {
+function forwardedHeaders(req, authorization) {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     const lower = name.toLowerCase();
     if (DROPPED_REQUEST_HEADERS.has(lower) || lower.startsWith('sec-') || lower.startsWith('x-forwarded-')) continue;
     headers.set(lower, Array.isArray(value) ? value.join(', ') : value);
   }
-  headers.set('authorization', `Bearer ${apiKey}`);
+  headers.set('authorization', authorization);
   return headers;
 }
 
@@ -62,10 +63,11 @@ function sendJsonError(res, status, type, message) {
 }
 
 /**
- * Forwards `req` (whose body, if any, is `body`) to `<upstream><path>` and streams the answer
- * back to `res`. `fetchImpl` defaults to the global fetch.
+ * Forwards `req` (whose body, if any, is `body`) to `<upstream><path>` with the `authorization`
+ * header value given (the page's own is dropped first) and streams the answer back to `res`.
+ * `fetchImpl` defaults to the global fetch.
  */
-export async function proxyRequest(req, res, { upstream, apiKey, path, body, fetchImpl = globalThis.fetch }) {
+export async function proxyRequest(req, res, { upstream, authorization, path, body, fetchImpl = globalThis.fetch }) {
   const controller = new AbortController();
   const hangUp = () => controller.abort();
   res.on('close', hangUp);
@@ -74,7 +76,7 @@ export async function proxyRequest(req, res, { upstream, apiKey, path, body, fet
     try {
       answer = await fetchImpl(`${upstream}${path}`, {
         method: req.method,
-        headers: forwardedHeaders(req, apiKey),
+        headers: forwardedHeaders(req, authorization),
         body: body && body.length > 0 ? body : undefined,
         signal: controller.signal,
         redirect: 'manual',

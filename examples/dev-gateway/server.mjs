@@ -1,17 +1,22 @@
 // The dev gateway: a dependency-free Node server on 127.0.0.1 for the try page. It serves the
-// page and the files it loads (pkg/, examples/, a few browser bundles from node_modules/, and
-// the recorded sessions under tests/fixtures/ for the session viewer) and
-// speaks the AI Gateway protocol on /v3/ai/language-model and /coding-agent/v1/models:
+// page at / (examples/try/) and the files it loads (pkg/, examples/, a few browser bundles from
+// node_modules/, and the recorded sessions under tests/fixtures/ for the session viewer) and
+// speaks the AI Gateway protocol on /v3/ai/language-model and /coding-agent/v1/models. Who
+// answers a model request:
 //
-// - with AI_GATEWAY_API_KEY in its environment it proxies both to the real AI Gateway, adding
-//   the key itself (the page never sees it);
-// - without, it answers with a scripted demo model (see demo-model.mjs), so the page works
-//   offline.
+// - the scripted demo model (demo-model.mjs, offline) when the server runs with --demo (or
+//   FX_DEV_GATEWAY_DEMO=1), when the request asks for the demo model, or when there is no
+//   credential at all;
+// - otherwise the real AI Gateway, reached from here (same origin for the page, so no CORS),
+//   with the visitor's own credential when the request carries one (a pasted key, or the token
+//   of a Vercel sign-in), else with AI_GATEWAY_API_KEY from the server's environment (which the
+//   page never sees).
 //
-// Usage: node examples/dev-gateway/server.mjs [--port N]   (or PORT=N; default 8787; 0 = any)
+// Usage: node examples/dev-gateway/server.mjs [--port N] [--demo]   (or PORT=N; default 8787;
+// 0 = any free port)
 
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,20 +72,6 @@ const MIME = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
 };
-
-const PLACEHOLDER = `<!doctype html>
-<meta charset="utf-8">
-<title>fx dev gateway</title>
-<link rel="icon" href="data:,">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#ddd;background:#111}a{color:#8cf}code{color:#fc8}</style>
-<h1>fx dev gateway</h1>
-<p>The try page (<code>examples/try/index.html</code>) is not there yet. Meanwhile:</p>
-<ul>
-<li><a href="/examples/">examples/</a></li>
-<li><a href="/dev-gateway/status">/dev-gateway/status</a>: which mode the gateway is in</li>
-<li><a href="${CATALOG_PATH}">${CATALOG_PATH}</a>: the model catalog</li>
-</ul>
-`;
 
 function sendText(res, status, text) {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
@@ -142,13 +133,8 @@ async function serveStatic(req, res, path) {
       );
     }
   }
-  if (!info?.isFile()) {
-    if (path === '/') {
-      res.writeHead(200, { 'content-type': MIME['.html'], 'cache-control': 'no-store' });
-      return res.end(PLACEHOLDER);
-    }
-    return sendText(res, 404, 'not found\n');
-  }
+  if (!info?.isFile()) return sendText(res, 404, 'not found\n');
+  if (extname(file) === '.html') return serveHtml(req, res, file);
   res.writeHead(200, {
     'content-type': MIME[extname(file)] ?? 'application/octet-stream',
     'content-length': info.size,
@@ -157,6 +143,26 @@ async function serveStatic(req, res, path) {
   });
   if (req.method === 'HEAD') return res.end();
   createReadStream(file).pipe(res);
+}
+
+const IMPORT_MAP = join(here, 'importmap.json');
+const IMPORT_MAP_MARKER = '<!-- fx:importmap -->';
+
+/** An HTML page, with `<!-- fx:importmap -->` replaced by importmap.json as an inline map. */
+async function serveHtml(req, res, file) {
+  let html = await readFile(file, 'utf8');
+  if (html.includes(IMPORT_MAP_MARKER)) {
+    const map = JSON.stringify(JSON.parse(await readFile(IMPORT_MAP, 'utf8')));
+    html = html.replace(IMPORT_MAP_MARKER, `<script type="importmap">${map}</script>`);
+  }
+  const body = Buffer.from(html, 'utf8');
+  res.writeHead(200, {
+    'content-type': MIME['.html'],
+    'content-length': body.length,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 function readBody(req) {
@@ -226,22 +232,61 @@ async function streamDemo(req, res, body, delayMs) {
   return undefined;
 }
 
+/** The bearer credential a request carries itself (`authorization: Bearer <token>`), or null. */
+function visitorAuthorization(req) {
+  const value = req.headers.authorization;
+  if (typeof value !== 'string') return null;
+  const match = value.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? `Bearer ${match[1]}` : null;
+}
+
+/** `FX_E2E_OAUTH_ISSUER_URL`: an `http://` loopback URL with a port, for the device-login test. */
+function checkIssuer(value) {
+  if (value === undefined || value === null || value === '') return null;
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`dev gateway: FX_E2E_OAUTH_ISSUER_URL ${JSON.stringify(value)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname) || url.port === '' || url.username || url.password) {
+    throw new TypeError('dev gateway: FX_E2E_OAUTH_ISSUER_URL must be an http:// loopback URL with a port');
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
 /**
- * Starts the dev gateway on 127.0.0.1. Options: `port` (0 = any free port), `apiKey` (default
- * `AI_GATEWAY_API_KEY`; set = proxy mode), `upstream` (default `FX_DEV_GATEWAY_UPSTREAM` or
- * the real AI Gateway), `demoDelayMs` (pause between streamed demo deltas, default 20),
- * `fetch` (for the proxy). Resolves to `{ url, mode, close() }`.
+ * Starts the dev gateway on 127.0.0.1. Options: `port` (0 = any free port), `demo` (default
+ * `FX_DEV_GATEWAY_DEMO=1`: every model request gets the scripted demo, nothing leaves the
+ * machine), `apiKey` (default `AI_GATEWAY_API_KEY`: used for requests that bring no credential
+ * of their own), `upstream` (default `FX_DEV_GATEWAY_UPSTREAM` or the real AI Gateway),
+ * `oauthIssuerUrl` (default `FX_E2E_OAUTH_ISSUER_URL`, loopback only: reported to the page for
+ * device-login tests), `demoDelayMs` (pause between streamed demo deltas, default 20), `fetch`
+ * (for forwarding). Resolves to `{ url, mode, close() }`; `mode` is `demo` (forced), `proxy`
+ * (a server key) or `passthrough` (visitors' own credentials only).
  */
 export async function startDevGateway({
   port = 0,
+  demo = process.env.FX_DEV_GATEWAY_DEMO === '1',
   apiKey = process.env.AI_GATEWAY_API_KEY,
   upstream = process.env.FX_DEV_GATEWAY_UPSTREAM || DEFAULT_UPSTREAM,
+  oauthIssuerUrl = process.env.FX_E2E_OAUTH_ISSUER_URL,
   demoDelayMs = 20,
   fetch: fetchImpl = globalThis.fetch,
 } = {}) {
-  const key = typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
+  const key = !demo && typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : null;
   const base = checkUpstream(upstream);
-  const mode = key ? 'proxy' : 'demo';
+  const issuer = checkIssuer(oauthIssuerUrl);
+  let mode = 'passthrough';
+  if (demo) mode = 'demo';
+  else if (key) mode = 'proxy';
+
+  /** The authorization to forward a request with, or null when the demo model answers it. */
+  function credentialFor(req) {
+    if (demo) return null;
+    if (req.headers['ai-language-model-id'] === DEMO_MODEL_ID) return null;
+    return visitorAuthorization(req) ?? (key ? `Bearer ${key}` : null);
+  }
 
   async function handle(req, res) {
     let path;
@@ -269,17 +314,25 @@ export async function startDevGateway({
       return res.end();
     }
     if (path === '/dev-gateway/status') {
-      return sendJson(res, 200, { mode, demoModel: mode === 'demo' ? DEMO_MODEL_ID : null });
+      return sendJson(res, 200, {
+        mode,
+        demoModel: DEMO_MODEL_ID,
+        serverKey: Boolean(key),
+        chatPath: CHAT_PATH,
+        oauthIssuerUrl: issuer,
+      });
     }
     if (path === CHAT_PATH) {
       if (req.method !== 'POST') return sendError(res, 405, 'invalid_request_error', `${CHAT_PATH} takes POST`);
       const body = await readBody(req);
-      if (key) return proxyRequest(req, res, { upstream: base, apiKey: key, path: CHAT_PATH, body, fetchImpl });
+      const authorization = credentialFor(req);
+      if (authorization) return proxyRequest(req, res, { upstream: base, authorization, path: CHAT_PATH, body, fetchImpl });
       return streamDemo(req, res, body, demoDelayMs);
     }
     if (path === CATALOG_PATH) {
       if (req.method !== 'GET') return sendError(res, 405, 'invalid_request_error', `${CATALOG_PATH} takes GET`);
-      if (key) return proxyRequest(req, res, { upstream: base, apiKey: key, path: CATALOG_PATH, fetchImpl });
+      const authorization = credentialFor(req);
+      if (authorization) return proxyRequest(req, res, { upstream: base, authorization, path: CATALOG_PATH, fetchImpl });
       return sendJson(res, 200, demoCatalog());
     }
     return serveStatic(req, res, path);
@@ -321,13 +374,18 @@ function portFromArgs(argv, env) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
-    const gateway = await startDevGateway({ port: portFromArgs(process.argv.slice(2), process.env) });
+    const argv = process.argv.slice(2);
+    const demo = argv.includes('--demo') || process.env.FX_DEV_GATEWAY_DEMO === '1';
+    const gateway = await startDevGateway({ port: portFromArgs(argv, process.env), demo });
     console.log(`fx dev gateway: ${gateway.url}`);
-    console.log(
-      gateway.mode === 'proxy'
-        ? 'model requests go to the AI Gateway with the key from AI_GATEWAY_API_KEY (the page never sees it)'
-        : 'no AI_GATEWAY_API_KEY: answering with the scripted demo model (offline, no AI)',
-    );
+    const says = {
+      demo: '--demo: every model request gets the scripted demo model (offline, no AI)',
+      proxy:
+        'model requests go to the AI Gateway with the visitor’s own credential, else with AI_GATEWAY_API_KEY (the page never sees it)',
+      passthrough:
+        'no AI_GATEWAY_API_KEY: visitors who sign in or paste a key reach the AI Gateway through this server; everyone else gets the scripted demo model',
+    };
+    console.log(says[gateway.mode]);
   } catch (err) {
     console.error(err.message);
     process.exit(1);

@@ -2,7 +2,7 @@
 // through readSession and shows it; exports it back as a native session directory.
 
 import { exportNativeSession, importNativeSession, readSession } from '../../pkg/index.js';
-import { zip } from './zip.js';
+import { zip } from '../shared/zip.js';
 
 const FIXTURES = '../../tests/fixtures/fx-sessions/';
 const $ = (id) => document.getElementById(id);

@@ -109,4 +109,15 @@ impl TermCore {
     pub fn abort(&self) {
         self.shell.abort();
     }
+
+    /// The id of the session on screen (it follows `/new`, `/resume` and forks); empty before
+    /// `start` opened one, or while the app is busy (never blocks on a borrow).
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> String {
+        self.shell
+            .app()
+            .try_borrow()
+            .map(|app| app.session_id().to_owned())
+            .unwrap_or_default()
+    }
 }

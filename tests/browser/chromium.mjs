@@ -12,13 +12,13 @@ import { startServer } from '../../scripts/serve.mjs';
 export const CHROMIUM = process.env.FX_CHROMIUM ?? '/usr/bin/chromium';
 
 /**
- * Starts the server and the browser; resolves to `{ url, page, pageErrors, close() }`.
- * `pageErrors` collects uncaught errors and console errors of the page.
+ * Launches Chromium headless on a fresh profile; resolves to `{ context, close() }` (close also
+ * deletes the profile). `options` go to playwright's launchPersistentContext.
  */
-export async function openBrowser() {
-  const server = await startServer(0);
+export async function launchChromium(options = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'fx-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
+    ...options,
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -29,6 +29,22 @@ export async function openBrowser() {
       '--no-first-run',
     ],
   });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts the server and the browser; resolves to `{ url, page, pageErrors, close() }`.
+ * `pageErrors` collects uncaught errors and console errors of the page.
+ */
+export async function openBrowser() {
+  const server = await startServer(0);
+  const { context, close } = await launchChromium();
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(10_000);
   const pageErrors = [];
@@ -41,9 +57,8 @@ export async function openBrowser() {
     page,
     pageErrors,
     async close() {
-      await context.close();
+      await close();
       await server.close();
-      await rm(profile, { recursive: true, force: true });
     },
   };
 }

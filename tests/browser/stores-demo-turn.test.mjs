@@ -17,7 +17,7 @@ let browser;
 let gateway;
 
 before(async () => {
-  gateway = await startDevGateway({ port: 0, apiKey: '', demoDelayMs: 2 });
+  gateway = await startDevGateway({ port: 0, demo: true, apiKey: '', demoDelayMs: 2 });
   browser = await openBrowser();
   const importMap = await readFile(join(root, 'examples', 'dev-gateway', 'importmap.json'), 'utf8');
   const pageUrl = `${gateway.url}__demo-turn-test.html`;

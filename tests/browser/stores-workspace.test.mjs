@@ -17,7 +17,7 @@ let browser;
 let gateway;
 
 before(async () => {
-  gateway = await startDevGateway({ port: 0, apiKey: '', demoDelayMs: 5 });
+  gateway = await startDevGateway({ port: 0, demo: true, apiKey: '', demoDelayMs: 5 });
   browser = await openBrowser();
   const importMap = await readFile(join(root, 'examples', 'dev-gateway', 'importmap.json'), 'utf8');
   const pageUrl = `${gateway.url}__workspace-test.html`;

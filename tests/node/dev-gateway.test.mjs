@@ -76,7 +76,7 @@ async function post(url, body, headers = {}) {
 describe('demo mode', () => {
   let gateway;
   before(async () => {
-    gateway = await startDevGateway({ port: 0, apiKey: '', demoDelayMs: 1 });
+    gateway = await startDevGateway({ port: 0, demo: true, apiKey: '', demoDelayMs: 1 });
   });
   after(() => gateway?.close());
 
@@ -84,7 +84,36 @@ describe('demo mode', () => {
     assert.match(gateway.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
     assert.equal(gateway.mode, 'demo');
     const status = await (await fetch(new URL('dev-gateway/status', gateway.url))).json();
-    assert.deepEqual(status, { mode: 'demo', demoModel: 'fx-demo/scripted' });
+    assert.deepEqual(status, {
+      mode: 'demo',
+      demoModel: 'fx-demo/scripted',
+      serverKey: false,
+      chatPath: '/v3/ai/language-model',
+      oauthIssuerUrl: null,
+    });
+  });
+
+  test('the try page at / with the import map inlined; the viewer and agent pages stay reachable', async () => {
+    const page = await (await fetch(gateway.url)).text();
+    assert.match(page, /<title>fx · try it in your browser<\/title>/);
+    assert.ok(!page.includes('fx:importmap'), 'the marker is replaced');
+    const map = JSON.parse(page.match(/<script type="importmap">(.*?)<\/script>/s)[1]);
+    assert.deepEqual(map, JSON.parse(await readFile(join(root, 'examples', 'dev-gateway', 'importmap.json'), 'utf8')));
+    for (const path of ['main.js', 'try.css', 'workspace.js', 'examples/viewer/', 'examples/agent/', 'examples/shared/zip.js']) {
+      const res = await fetch(new URL(path, gateway.url));
+      assert.equal(res.status, 200, path);
+      await res.arrayBuffer();
+    }
+  });
+
+  test('a request carrying its own credential still gets the demo: nothing leaves the machine', async () => {
+    const { res, text } = await post(gateway.url, chatRequest([user('hi')]), {
+      authorization: 'Bearer vck_visitor',
+      'ai-language-model-id': 'real/model',
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-fx-dev-gateway'), 'scripted-demo');
+    assert.match(text, /scripted /);
   });
 
   test('static files with their MIME types', async () => {
@@ -305,10 +334,9 @@ describe('proxy mode (against a loopback fake upstream)', () => {
     await upstream?.close();
   });
 
-  test('chat requests are forwarded with the server key; the page’s credentials are dropped', async () => {
+  test('chat requests without a credential of their own are forwarded with the server key; cookies are dropped', async () => {
     const body = chatRequest([user('hi')]);
     const { res, text } = await post(gateway.url, body, {
-      authorization: 'Bearer page-supplied-token',
       cookie: 'session=abc',
       'x-session-id': 'sess-1',
       'ai-language-model-id': 'real/model',
@@ -328,6 +356,23 @@ describe('proxy mode (against a loopback fake upstream)', () => {
     assert.ok(!everything.includes(SECRET), 'the key is not in the response');
   });
 
+  test('a visitor’s own credential (a pasted key, a sign-in token) wins over the server key', async () => {
+    const { res } = await post(gateway.url, chatRequest([user('hi')]), {
+      authorization: 'Bearer vck_visitor-key',
+      'ai-language-model-id': 'real/model',
+    });
+    assert.equal(res.status, 200);
+    assert.equal(upstream.seen.at(-1).headers.authorization, 'Bearer vck_visitor-key');
+  });
+
+  test('the demo model is answered here whatever the credential', async () => {
+    const before = upstream.seen.length;
+    const { res, text } = await post(gateway.url, chatRequest([user('hi')]), { authorization: 'Bearer vck_visitor-key' });
+    assert.equal(res.status, 200);
+    assert.match(text, /scripted /);
+    assert.equal(upstream.seen.length, before, 'nothing went upstream');
+  });
+
   test('the catalog is forwarded too; upstream cookies are not passed back', async () => {
     const res = await fetch(new URL('coding-agent/v1/models', gateway.url));
     assert.equal(res.status, 200);
@@ -342,7 +387,13 @@ describe('proxy mode (against a loopback fake upstream)', () => {
     assert.equal(res.status, 401);
     assert.equal(JSON.parse(text).error.type, 'authentication_error');
     const status = await (await fetch(new URL('dev-gateway/status', gateway.url))).text();
-    assert.deepEqual(JSON.parse(status), { mode: 'proxy', demoModel: null });
+    assert.deepEqual(JSON.parse(status), {
+      mode: 'proxy',
+      demoModel: 'fx-demo/scripted',
+      serverKey: true,
+      chatPath: '/v3/ai/language-model',
+      oauthIssuerUrl: null,
+    });
     const page = await (await fetch(gateway.url)).text();
     for (const body of [status, page, text]) assert.ok(!body.includes(SECRET));
   });
@@ -369,7 +420,7 @@ describe('proxy mode (against a loopback fake upstream)', () => {
     await dead.close();
     const broken = await startDevGateway({ port: 0, apiKey: SECRET, upstream: dead.url });
     try {
-      const { res, text } = await post(broken.url, chatRequest([user('x')]));
+      const { res, text } = await post(broken.url, chatRequest([user('x')]), { 'ai-language-model-id': 'real/model' });
       assert.equal(res.status, 502);
       assert.equal(JSON.parse(text).error.type, 'dev_gateway_upstream_unreachable');
       assert.ok(!text.includes(SECRET));
@@ -384,11 +435,13 @@ describe('proxy mode (against a loopback fake upstream)', () => {
   });
 });
 
-test('the command line prints the URL and honours --port / PORT', async () => {
+test('the command line prints the URL and honours --port / PORT and --demo', async () => {
   const { spawn } = await import('node:child_process');
   const env = { ...process.env, PORT: '0' };
   delete env.AI_GATEWAY_API_KEY;
-  for (const args of [['--port', '0'], []]) {
+  delete env.FX_DEV_GATEWAY_DEMO;
+  delete env.FX_E2E_OAUTH_ISSUER_URL;
+  for (const [args, mode] of [[['--port', '0'], 'passthrough'], [[], 'passthrough'], [['--demo'], 'demo']]) {
     const child = spawn(process.execPath, [join(root, 'examples', 'dev-gateway', 'server.mjs'), ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -406,17 +459,66 @@ test('the command line prints the URL and honours --port / PORT', async () => {
       assert.ok(url, output);
       assert.match(output, /scripted demo model/);
       const status = await (await fetch(new URL('dev-gateway/status', url))).json();
-      assert.equal(status.mode, 'demo');
+      assert.equal(status.mode, mode, args.join(' '));
     } finally {
       child.kill();
     }
   }
 });
 
+describe('passthrough mode (no server key): visitors bring their own credential', () => {
+  let upstream;
+  let gateway;
+  before(async () => {
+    upstream = await startFakeUpstream();
+    gateway = await startDevGateway({
+      port: 0,
+      demo: false,
+      apiKey: '',
+      upstream: upstream.url,
+      oauthIssuerUrl: 'http://127.0.0.1:9/',
+      demoDelayMs: 0,
+    });
+  });
+  after(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  test('the status names the mode and the loopback OAuth issuer for tests', async () => {
+    assert.equal(gateway.mode, 'passthrough');
+    const status = await (await fetch(new URL('dev-gateway/status', gateway.url))).json();
+    assert.equal(status.mode, 'passthrough');
+    assert.equal(status.serverKey, false);
+    assert.equal(status.oauthIssuerUrl, 'http://127.0.0.1:9');
+  });
+
+  test('a request with a bearer goes upstream with it; one without gets the demo', async () => {
+    const withKey = await post(gateway.url, chatRequest([user('hi')]), {
+      authorization: 'Bearer vck_pasted',
+      'ai-language-model-id': 'real/model',
+    });
+    assert.equal(withKey.res.status, 200);
+    assert.equal(upstream.seen.at(-1).headers.authorization, 'Bearer vck_pasted');
+    const before = upstream.seen.length;
+    const without = await post(gateway.url, chatRequest([user('hi')]), { 'ai-language-model-id': 'real/model' });
+    assert.equal(without.res.headers.get('x-fx-dev-gateway'), 'scripted-demo');
+    const catalog = await (await fetch(new URL('coding-agent/v1/models', gateway.url))).json();
+    assert.equal(catalog.data[0].id, 'fx-demo/scripted');
+    assert.equal(upstream.seen.length, before, 'nothing went upstream');
+  });
+
+  test('an OAuth issuer that is not loopback http is refused at start', async () => {
+    for (const bad of ['https://vercel.com', 'http://example.com:8080', 'http://127.0.0.1', 'nope']) {
+      await assert.rejects(startDevGateway({ port: 0, demo: true, oauthIssuerUrl: bad }), TypeError, bad);
+    }
+  });
+});
+
 describe('who may call the gateway', () => {
   let gateway;
   before(async () => {
-    gateway = await startDevGateway({ port: 0, apiKey: '', demoDelayMs: 0 });
+    gateway = await startDevGateway({ port: 0, demo: true, apiKey: '', demoDelayMs: 0 });
   });
   after(() => gateway?.close());
 

@@ -1,0 +1,523 @@
+// The try page: fx in an xterm.js terminal filling the window. The workspace is an in-memory
+// bash with a starter project (workspace.js), sessions live in IndexedDB (a reload resumes the
+// last one), settings and prompt history in localStorage. Model requests go to the dev gateway
+// that serves this page (examples/dev-gateway/): with a Vercel sign-in or a pasted key it
+// forwards them to the AI Gateway, otherwise a scripted demo model answers.
+
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+
+import {
+  createFxTerminal,
+  exportNativeSession,
+  importNativeSession,
+  indexedDbOAuthSessionStore,
+  indexedDbSessionStore,
+  localStorageConfigStore,
+  localStoragePromptHistoryStore,
+  readSession,
+  xtermAdapter,
+} from '/pkg/index.js';
+import { unzip, zip } from '/examples/shared/zip.js';
+import { createJustBashWorkspace } from './workspace.js';
+
+const KEY_ITEM = 'fx.try.gatewayKey'; // sessionStorage: the pasted key lives as long as the tab
+const NOTICE_ITEM = 'fx.try.demoNoticeHidden'; // sessionStorage
+const PERMISSION_ITEM = 'fx.try.permission'; // localStorage
+const PERMISSIONS = ['allow-sandboxed', 'prompt'];
+// The model a real session falls back to when none was chosen with /model; the same as
+// DEFAULT_MODEL_ID in src/gateway/catalog.rs (tests/browser/try.test.mjs checks).
+const REAL_DEFAULT_MODEL = 'moonshotai/kimi-k3';
+
+const $ = (id) => document.getElementById(id);
+
+// ---- stores ----
+
+const sessionStore = indexedDbSessionStore({ name: 'fx.try.sessions' });
+const promptHistoryStore = localStoragePromptHistoryStore({ prefix: 'fx.try.history.' });
+const savedConfig = localStorageConfigStore({ prefix: 'fx.try.config.' });
+
+/** Whether a Vercel sign-in record is stored; kept current by the store wrapper below. */
+let signedIn = false;
+const oauthRecords = indexedDbOAuthSessionStore({ name: 'fx.try.oauth' });
+const oauthSessionStore = {
+  async load() {
+    const record = await oauthRecords.load();
+    noteSignIn(record !== null);
+    return record;
+  },
+  async commit(bytes, expectedRevision) {
+    const result = await oauthRecords.commit(bytes, expectedRevision);
+    noteSignIn(true);
+    return result;
+  },
+  async remove(expectedRevision) {
+    const result = await oauthRecords.remove(expectedRevision);
+    noteSignIn(false);
+    return result;
+  },
+};
+
+/**
+ * The config store fx sees: `mode` as saved; `model` pinned to the demo model while the demo
+ * answers, else the visitor's own choice (a session begun in the demo moves to a real model).
+ */
+function configStoreFor(demo, demoModel) {
+  return {
+    get(id) {
+      if (id !== 'model') return savedConfig.get(id);
+      if (demo) return demoModel;
+      const chosen = savedConfig.get('model');
+      return chosen && chosen !== demoModel ? chosen : REAL_DEFAULT_MODEL;
+    },
+    set(id, value) {
+      if (id === 'model' && (demo || value === demoModel)) return;
+      savedConfig.set(id, value);
+    },
+  };
+}
+
+// ---- page state ----
+
+const state = {
+  /** `/dev-gateway/status`: `{ mode, demoModel, serverKey, chatPath, oauthIssuerUrl }`. */
+  status: null,
+  key: sessionStorage.getItem(KEY_ITEM),
+  permission: PERMISSIONS.includes(localStorage.getItem(PERMISSION_ITEM)) ? localStorage.getItem(PERMISSION_ITEM) : 'allow-sandboxed',
+};
+
+/** Which way in is active: `signed-in`, `key` or `none`. */
+function wayIn() {
+  if (state.key) return 'key';
+  if (signedIn) return 'signed-in';
+  return 'none';
+}
+
+/** Whether the scripted demo answers this page's requests. */
+function usingDemo() {
+  if (!state.status || state.status.mode === 'demo') return true;
+  return wayIn() === 'none' && state.status.mode !== 'proxy';
+}
+
+function sourceLabel() {
+  if (state.status?.mode === 'demo') return 'Scripted demo · offline';
+  if (state.key) return 'AI Gateway · your key';
+  if (signedIn) return 'AI Gateway · Vercel account';
+  if (state.status?.mode === 'proxy') return 'AI Gateway · server key';
+  return 'Scripted demo · no AI';
+}
+
+function renderHeader() {
+  const source = $('source');
+  source.dataset.kind = usingDemo() ? 'demo' : 'live';
+  $('source-label').textContent = sourceLabel();
+  source.title =
+    state.status?.mode === 'demo'
+      ? 'The local server runs with --demo: every reply is scripted, whatever the credential'
+      : usingDemo()
+        ? 'No credential yet: a scripted demo model answers, served by the local dev gateway'
+        : 'Requests go through the local dev gateway to the Vercel AI Gateway';
+  $('way-in').dataset.state = wayIn();
+  for (const input of document.querySelectorAll('input[name="permission"]')) {
+    input.checked = input.value === state.permission;
+  }
+  const notice = $('demo-notice');
+  notice.hidden = !usingDemo() || sessionStorage.getItem(NOTICE_ITEM) === '1';
+  $('demo-notice-text').textContent =
+    state.status?.mode === 'demo'
+      ? 'The server runs with --demo: replies follow a short script, even with a key or a sign-in.'
+      : 'No AI here: replies follow a short script. Sign in or paste an AI Gateway key for a real model.';
+  requestAnimationFrame(fitNow);
+}
+
+let toastTimer;
+function toast(message, tone = 'info') {
+  const el = $('toast');
+  el.textContent = message;
+  el.dataset.tone = tone;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    el.hidden = true;
+  }, tone === 'error' ? 8000 : 4500);
+}
+
+function guard(task) {
+  return (...args) =>
+    Promise.resolve()
+      .then(() => task(...args))
+      .catch((error) => toast(error?.message ?? String(error), 'error'));
+}
+
+// ---- the terminal ----
+
+const term = new Terminal({
+  fontFamily: '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+  fontSize: 13.5,
+  lineHeight: 1.25,
+  cursorBlink: true,
+  scrollback: 5000,
+  allowProposedApi: false,
+  macOptionIsMeta: true,
+  theme: {
+    background: '#0a0a0a',
+    foreground: '#e6e6e6',
+    cursor: '#e6e6e6',
+    cursorAccent: '#0a0a0a',
+    selectionBackground: '#2b4a7a',
+    black: '#1c1c1c',
+    red: '#ff6b6b',
+    green: '#3fcf8e',
+    yellow: '#f5c451',
+    blue: '#6aa8ff',
+    magenta: '#c792ea',
+    cyan: '#56d4dd',
+    white: '#d6d6d6',
+    brightBlack: '#6b6b6b',
+    brightRed: '#ff8787',
+    brightGreen: '#69e0a8',
+    brightYellow: '#ffd580',
+    brightBlue: '#8fbfff',
+    brightMagenta: '#ddb3ff',
+    brightCyan: '#86e5ec',
+    brightWhite: '#ffffff',
+  },
+});
+const fitAddon = new FitAddon();
+term.loadAddon(fitAddon);
+term.open($('terminal'));
+
+function fitNow() {
+  try {
+    fitAddon.fit();
+  } catch {
+    // Not laid out yet (a hidden tab): the next resize fits.
+  }
+}
+fitNow();
+let fitFrame = 0;
+const refit = () => {
+  cancelAnimationFrame(fitFrame);
+  fitFrame = requestAnimationFrame(fitNow);
+};
+window.addEventListener('resize', refit);
+new ResizeObserver(refit).observe($('terminal'));
+
+const workspace = createJustBashWorkspace({ permission: state.permission });
+const events = [];
+let runtime = null;
+let generation = 0;
+/** The session the last terminal showed, for a restart that finds none running. */
+let lastSession = null;
+
+/** Opens the sign-in page in a new tab; false when a popup blocker stopped it. */
+function openUrl(url) {
+  // With "noopener" window.open returns null even on success, so cut the link by hand instead.
+  const opened = window.open(url, '_blank');
+  if (!opened) return false;
+  opened.opener = null;
+  return true;
+}
+
+function envFor(demo) {
+  const env = {
+    FX_GATEWAY_CHAT_URL: `${location.origin}${state.status?.chatPath ?? '/v3/ai/language-model'}`,
+  };
+  if (demo) env.FX_MODEL = state.status?.demoModel ?? 'fx-demo/scripted';
+  if (state.key) env.AI_GATEWAY_API_KEY = state.key;
+  if (state.status?.oauthIssuerUrl) env.FX_E2E_OAUTH_ISSUER_URL = state.status.oauthIssuerUrl;
+  return env;
+}
+
+function onEvent(event) {
+  events.push(event);
+  if (events.length > 500) events.splice(0, events.length - 500);
+  if (event.type === 'session.forked') {
+    toast('Another tab moved this session on, so your latest turn was saved as a new session. Nothing was lost.');
+  }
+}
+
+function onExited(rt, code) {
+  if (runtime !== rt) return;
+  term.write(`\r\n\x1b[2mfx ${code === 0 ? 'exited' : `stopped (code ${code})`}. Press any key to pick this session up again.\x1b[0m\r\n`);
+  const exitedAt = generation;
+  const once = term.onData(() => {
+    once.dispose();
+    // Unless something else started fx meanwhile (a switch in the header).
+    if (generation === exitedAt) guard(start)(rt.sessionId ?? 'last');
+  });
+}
+
+/**
+ * (Re)starts fx in the terminal. `resume` is a session id, `last`, or null for a new session.
+ * A running terminal is stopped first; its session is already saved, so nothing is lost.
+ */
+async function start(resume) {
+  const mine = ++generation;
+  const previous = runtime;
+  runtime = null;
+  lastSession = previous?.sessionId ?? lastSession;
+  if (previous) {
+    previous.abort();
+    await previous.exited;
+  }
+  if (mine !== generation) return;
+  term.reset();
+  workspace.permission = state.permission;
+  const demo = usingDemo();
+  renderHeader();
+  const rt = await createFxTerminal({
+    terminal: xtermAdapter(term),
+    args: resume ? ['--resume', resume] : [],
+    env: envFor(demo),
+    workspace,
+    sessionStore,
+    configStore: configStoreFor(demo, state.status?.demoModel ?? 'fx-demo/scripted'),
+    promptHistoryStore,
+    oauthSessionStore,
+    openUrl,
+    download: downloadFiles,
+    onEvent,
+  });
+  if (mine !== generation) {
+    rt.abort();
+    return;
+  }
+  runtime = rt;
+  if (resume && resume !== 'last') lastSession = resume;
+  rt.exited.then((code) => onExited(rt, code));
+  await rt.interactive;
+  term.focus();
+}
+
+/** Restarts on the session on screen (or the newest stored one). */
+function restart() {
+  return start(runtime?.sessionId ?? lastSession ?? 'last');
+}
+
+// ---- sign-in state ----
+
+let signInKnown = false;
+let signInRestart = 0;
+function noteSignIn(present) {
+  const changed = signInKnown && present !== signedIn;
+  signedIn = present;
+  signInKnown = true;
+  renderHeader();
+  if (!changed) return;
+  // A sign-in or sign-out changes where requests go: restart once the terminal has shown the
+  // outcome, on the same session.
+  toast(present ? 'Signed in with Vercel: fx now talks to the AI Gateway.' : 'Signed out of Vercel.');
+  clearTimeout(signInRestart);
+  signInRestart = setTimeout(() => guard(restart)(), 1500);
+}
+
+// ---- download and import ----
+
+function saveBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** `/export` in the terminal: the native session files, offered as one zip. */
+function downloadFiles(files) {
+  const id = runtime?.sessionId ?? 'session';
+  saveBlob(zip(Object.fromEntries(Object.entries(files).map(([path, data]) => [`${id}/${path}`, data]))), `${id}.zip`);
+}
+
+async function downloadSession() {
+  const id = runtime?.sessionId;
+  if (!id) throw new Error('There is no session to download yet.');
+  const record = await sessionStore.load(id);
+  if (!record) throw new Error('This session has not been saved yet: send a prompt first.');
+  downloadFiles(await exportNativeSession(record.bytes));
+  toast('Downloaded a native fx session folder (zip). Unzip it into the fx CLI’s sessions folder to resume it there.');
+}
+
+/** Drops a folder prefix every path shares (`<id>/events.jsonl` → `events.jsonl`) and OS litter. */
+function sessionFiles(files) {
+  const entries = Object.entries(files).filter(
+    ([path]) => !path.startsWith('__MACOSX/') && !path.split('/').pop().startsWith('.'),
+  );
+  const first = entries[0]?.[0].split('/')[0];
+  const shared = entries.length > 0 && entries.every(([path]) => path.startsWith(`${first}/`));
+  return Object.fromEntries(entries.map(([path, data]) => [shared ? path.slice(first.length + 1) : path, data]));
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function importFiles(files) {
+  const clean = sessionFiles(files);
+  if (!clean['events.jsonl']) throw new Error('That is not an fx session: there is no events.jsonl in it.');
+  const bytes = await importNativeSession(clean);
+  const view = await readSession(bytes);
+  const existing = await sessionStore.load(view.id);
+  if (existing && !sameBytes(existing.bytes, bytes)) {
+    throw new Error(`Session ${view.id} is already here with different content; it was left as it is.`);
+  }
+  if (!existing) await sessionStore.commit(view.id, bytes, undefined);
+  await start(view.id);
+  toast(`Opened “${view.title}” (${view.turns.length} turn${view.turns.length === 1 ? '' : 's'}).`);
+}
+
+async function importZip(file) {
+  await importFiles(await unzip(file));
+}
+
+async function importFolder(fileList) {
+  const files = {};
+  for (const file of fileList) {
+    files[file.webkitRelativePath || file.name] = new Uint8Array(await file.arrayBuffer());
+  }
+  await importFiles(files);
+}
+
+// ---- controls ----
+
+for (const input of document.querySelectorAll('input[name="permission"]')) {
+  input.addEventListener(
+    'change',
+    guard(async () => {
+      if (!input.checked || input.value === state.permission) return;
+      state.permission = input.value;
+      localStorage.setItem(PERMISSION_ITEM, state.permission);
+      await restart();
+      toast(state.permission === 'prompt' ? 'fx will ask before each command.' : 'fx runs commands in the in-memory workspace without asking.');
+    }),
+  );
+}
+
+$('download').addEventListener('click', guard(downloadSession));
+$('import-zip').addEventListener('click', () => {
+  $('import-menu').hidePopover();
+  $('import-zip-input').click();
+});
+$('import-folder').addEventListener('click', () => {
+  $('import-menu').hidePopover();
+  $('import-folder-input').click();
+});
+$('import-zip-input').addEventListener(
+  'change',
+  guard(async (e) => {
+    const [file] = e.target.files;
+    e.target.value = '';
+    if (file) await importZip(file);
+  }),
+);
+$('import-folder-input').addEventListener(
+  'change',
+  guard(async (e) => {
+    const files = [...e.target.files];
+    e.target.value = '';
+    if (files.length > 0) await importFolder(files);
+  }),
+);
+$('import-menu').addEventListener('toggle', (e) => {
+  if (e.newState !== 'open') return;
+  const anchor = $('import').getBoundingClientRect();
+  const menu = $('import-menu');
+  menu.style.top = `${anchor.bottom + 6}px`;
+  menu.style.left = `${Math.max(8, anchor.right - menu.offsetWidth)}px`;
+});
+
+$('sign-in').addEventListener('click', () => {
+  if (!runtime) return toast('fx is still starting; try again in a moment.');
+  runtime.write('/login\r');
+  term.focus();
+  return undefined;
+});
+$('sign-out').addEventListener('click', () => {
+  if (!runtime) return;
+  runtime.write('/logout\r');
+  term.focus();
+});
+
+$('paste-key').addEventListener('click', () => {
+  $('key-input').value = '';
+  $('key-dialog').showModal();
+});
+$('key-dialog').addEventListener(
+  'close',
+  guard(async () => {
+    const value = $('key-input').value.trim();
+    $('key-input').value = '';
+    if ($('key-dialog').returnValue !== 'use' || value === '') return term.focus();
+    state.key = value;
+    sessionStorage.setItem(KEY_ITEM, value);
+    await restart();
+    toast('Key saved for this tab. fx now talks to the AI Gateway with it.');
+    return undefined;
+  }),
+);
+$('forget-key').addEventListener(
+  'click',
+  guard(async () => {
+    state.key = null;
+    sessionStorage.removeItem(KEY_ITEM);
+    await restart();
+    toast('Key forgotten.');
+  }),
+);
+for (const button of document.querySelectorAll('.suggestion')) {
+  button.addEventListener('click', () => {
+    if (!runtime) return;
+    runtime.write(`${button.dataset.prompt}\r`);
+    term.focus();
+  });
+}
+$('demo-notice-close').addEventListener('click', () => {
+  sessionStorage.setItem(NOTICE_ITEM, '1');
+  renderHeader();
+});
+
+// ---- start ----
+
+async function boot() {
+  const response = await fetch('/dev-gateway/status', { cache: 'no-store' });
+  if (!response.ok) throw new Error(`The dev gateway did not answer /dev-gateway/status (HTTP ${response.status}).`);
+  state.status = await response.json();
+  await oauthSessionStore.load().catch(() => null);
+  renderHeader();
+  const saved = await sessionStore.list();
+  await start(saved.length > 0 ? 'last' : null);
+}
+
+/** For tests and the curious: the live objects and the screen as text. */
+window.__fxTry = {
+  term,
+  fitAddon,
+  workspace,
+  sessionStore,
+  events,
+  get runtime() {
+    return runtime;
+  },
+  /** How many times fx was started in this page (1 after the first start). */
+  get starts() {
+    return generation;
+  },
+  get state() {
+    return { ...state, signedIn, wayIn: wayIn(), demo: usingDemo() };
+  },
+  screenText() {
+    const buffer = term.buffer.active;
+    const lines = [];
+    for (let y = 0; y < buffer.length; y += 1) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    return lines.join('\n');
+  },
+  ready: null,
+};
+window.__fxTry.ready = boot().catch((error) => {
+  toast(error?.message ?? String(error), 'error');
+  term.write(`\x1b[31m${error?.message ?? error}\x1b[0m\r\n`);
+  throw error;
+});
+window.__fxTry.ready.catch(() => {});

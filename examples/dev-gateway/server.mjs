@@ -15,14 +15,14 @@
 // Usage: node examples/dev-gateway/server.mjs [--port N] [--demo]   (or PORT=N; default 8787;
 // 0 = any free port)
 
-import { createReadStream } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { dirname, extname, join, normalize, sep } from 'node:path';
+import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { DEMO_MODEL_ID, demoCatalog, demoEvents } from './demo-model.mjs';
 import { checkUpstream, proxyRequest } from './proxy.mjs';
+import { MIME, sendJson, sendText, serveStatic } from './static.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -55,34 +55,6 @@ const BROWSER_PACKAGES = [
   'sprintf-js',
 ];
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.cjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.ts': 'text/plain; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
-
-function sendText(res, status, text) {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(text);
-}
-
-function sendJson(res, status, value) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(value));
-}
-
 function sendError(res, status, type, message) {
   sendJson(res, status, { error: { type, message } });
 }
@@ -108,41 +80,6 @@ function resolveStatic(path) {
   const rel = normalize(rest).replace(/^[/\\]+/, '');
   if (rel.split(sep).includes('..')) return null;
   return join(base, rel);
-}
-
-async function serveStatic(req, res, path) {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed\n');
-  let file = resolveStatic(path);
-  if (!file) return sendText(res, 404, 'not found\n');
-  let info = await stat(file).catch(() => null);
-  if (info?.isDirectory()) {
-    if (!path.endsWith('/')) {
-      res.writeHead(302, { location: `${path}/` });
-      return res.end();
-    }
-    const dir = file;
-    file = join(dir, 'index.html');
-    info = await stat(file).catch(() => null);
-    if (!info && path !== '/' && req.headers.accept?.includes('application/json')) {
-      // A folder without an index, asked for as JSON: its entries (the viewer's fixture picker).
-      const entries = await readdir(dir, { withFileTypes: true });
-      return sendJson(
-        res,
-        200,
-        entries.map((e) => ({ name: e.name, directory: e.isDirectory() })).sort((a, b) => a.name.localeCompare(b.name)),
-      );
-    }
-  }
-  if (!info?.isFile()) return sendText(res, 404, 'not found\n');
-  if (extname(file) === '.html') return serveHtml(req, res, file);
-  res.writeHead(200, {
-    'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-    'content-length': info.size,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  if (req.method === 'HEAD') return res.end();
-  createReadStream(file).pipe(res);
 }
 
 const IMPORT_MAP = join(here, 'importmap.json');
@@ -335,7 +272,7 @@ export async function startDevGateway({
       if (authorization) return proxyRequest(req, res, { upstream: base, authorization, path: CATALOG_PATH, fetchImpl });
       return sendJson(res, 200, demoCatalog());
     }
-    return serveStatic(req, res, path);
+    return serveStatic(req, res, path, resolveStatic, { html: serveHtml });
   }
 
   const server = createServer((req, res) => {

@@ -7,6 +7,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+use crate::auth::{AuthConfig, AuthError};
 use crate::gateway::catalog::catalog_request_headers;
 use crate::gateway::{Catalog, ChatEndpoint, EndpointError, DEFAULT_MODEL_ID};
 use crate::log::event::PreferencesChange;
@@ -17,6 +18,7 @@ use super::acp::StopReason;
 use super::acp::Update;
 use super::cancel::Cancel;
 use super::context::ContextPolicy;
+use super::credential::Credentials;
 use super::host::{Host, HostEvent, HttpRequest, StoreError};
 use super::model::read_capped;
 use super::modes::{config_options, modes, validate_model_id, ConfigOption, Mode, Modes};
@@ -84,15 +86,34 @@ impl From<SessionError> for AgentError {
     }
 }
 
-/// What the agent is configured with at creation.
-#[derive(Debug, Clone)]
+/// What the agent is configured with at creation. `Debug` never shows the key.
+#[derive(Clone)]
 pub struct AgentConfig {
     pub endpoint: ChatEndpoint,
+    /// `AI_GATEWAY_API_KEY` at start; the agent's current credential is
+    /// [`Agent::auth_status`] (a login may replace it).
     pub api_key: Option<String>,
     pub model: String,
     pub workspace: Option<WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
+    /// The OAuth issuer and client id (`FX_E2E_OAUTH_ISSUER_URL`, `FX_OAUTH_CLIENT_ID`), or why
+    /// the issuer override was refused (reported when a login is attempted).
+    pub auth: Result<AuthConfig, AuthError>,
+}
+
+impl std::fmt::Debug for AgentConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentConfig")
+            .field("endpoint", &self.endpoint)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("model", &self.model)
+            .field("workspace", &self.workspace)
+            .field("policy", &self.policy)
+            .field("step_limit", &self.step_limit)
+            .field("auth", &self.auth)
+            .finish()
+    }
 }
 
 impl AgentConfig {
@@ -128,6 +149,12 @@ impl AgentConfig {
             workspace,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
+            auth: AuthConfig::from_env(
+                env.get(crate::auth::endpoints::ISSUER_OVERRIDE_ENV)
+                    .map(String::as_str),
+                env.get(crate::auth::endpoints::CLIENT_ID_ENV)
+                    .map(String::as_str),
+            ),
         })
     }
 }
@@ -171,12 +198,15 @@ pub struct Agent<H: Host> {
     sessions: RefCell<HashMap<String, Slot>>,
     turns: RefCell<HashMap<u32, Cancel>>,
     closed: Cell<bool>,
+    /// The credential in use; see [`super::credential`].
+    pub(super) credentials: RefCell<Credentials>,
 }
 
 impl<H: Host> Agent<H> {
     pub fn new(host: H, config: AgentConfig) -> Self {
         Agent {
             host,
+            credentials: RefCell::new(Credentials::new(config.api_key.clone())),
             config,
             catalog: RefCell::new(None),
             sessions: RefCell::new(HashMap::new()),
@@ -203,7 +233,8 @@ impl<H: Host> Agent<H> {
 
     /// Loads the model catalog. A failure is reported as an event and never stops the agent.
     pub async fn load_catalog(&self) {
-        let headers = catalog_request_headers(self.config.api_key.as_deref(), None)
+        let (token, team) = self.catalog_credential();
+        let headers = catalog_request_headers(token.as_deref(), team.as_deref())
             .into_iter()
             .map(|(name, value)| (name.to_owned(), value))
             .collect();
@@ -559,7 +590,8 @@ impl<H: Host> Agent<H> {
         if text.trim().is_empty() {
             return Err(AgentError::EmptyPrompt);
         }
-        if self.config.api_key.is_none() && self.config.endpoint.is_canonical() {
+        let (token, team) = self.chat_credential().await;
+        if token.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
         let mut session = self.take(id)?;
@@ -573,8 +605,8 @@ impl<H: Host> Agent<H> {
             ContextPolicy::budget_for(window, model_info.and_then(|m| m.max_tokens));
         let settings = TurnSettings {
             endpoint: &self.config.endpoint,
-            token: self.config.api_key.as_deref(),
-            team: None,
+            token: token.as_deref(),
+            team: team.as_deref(),
             model_info,
             workspace: self.config.workspace.as_ref(),
             policy,

@@ -18,7 +18,7 @@ use std::task::Poll;
 
 use crate::auth::transport::MAX_RESPONSE_BYTES;
 use crate::auth::{
-    self, AuthConfig, AuthError, LoadedSession, OAuthStore, RemoveOutcome, Resolution, Secret,
+    self, AuthConfig, AuthError, LoadedSession, OAuthStore, RemoveOutcome, Secret,
     StoreError as OAuthStoreError, TransportError,
 };
 
@@ -364,10 +364,17 @@ impl<H: Host> Agent<H> {
         }
     }
 
+    /// Without feature `login` no login is ever set (fx-core), so there is nothing to refresh.
+    #[cfg(not(feature = "login"))]
+    #[allow(clippy::unused_async)]
+    pub(super) async fn refresh_if_due(&self) {}
+
     /// Refreshes the active login when it is within a minute of expiry, before a request. A
     /// refresh that loses a revision race adopts the credential the other writer stored; a
     /// session removed elsewhere is forgotten; a transient failure keeps the current token.
+    #[cfg(feature = "login")]
     pub(super) async fn refresh_if_due(&self) {
+        use crate::auth::Resolution;
         let now = u64::try_from(self.host().now_ms()).unwrap_or(0);
         if !self.credentials.borrow().needs_refresh(now) {
             return;

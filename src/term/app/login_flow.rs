@@ -241,12 +241,14 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                         .to_owned(),
                 ))
             }
-            Err(error) => return Some((
-                false,
-                format!(
+            Err(error) => {
+                return Some((
+                    false,
+                    format!(
                     "the sign-in could not be saved ({error}); the current credential is unchanged"
                 ),
-            )),
+                ))
+            }
         }
         agent.set_login(Credential::from_record(&record), LoginOrigin::SignedIn);
         Some((

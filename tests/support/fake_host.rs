@@ -111,6 +111,10 @@ pub struct State {
     /// URLs given to `open_url`, and what it answers.
     pub opened: Vec<String>,
     pub open_refuses: bool,
+    /// `sleep` waits for the clock (`now_ms`) to reach its end instead of returning at once;
+    /// [`FakeHost::wake_sleepers`] after moving the clock.
+    pub park_sleeps: bool,
+    pub sleepers: Vec<std::task::Waker>,
 }
 
 #[derive(Clone, Default)]
@@ -158,6 +162,13 @@ impl FakeHost {
             .get(id)
             .map(|(b, _)| b.clone())
             .unwrap()
+    }
+    /// Wakes parked sleeps (after the clock moved).
+    pub fn wake_sleepers(&self) {
+        let wakers = std::mem::take(&mut self.state.borrow_mut().sleepers);
+        for waker in wakers {
+            waker.wake();
+        }
     }
     /// Resolves once the host is parked in a hanging call.
     pub async fn until_waiting(&self) {
@@ -214,7 +225,24 @@ impl Host for FakeHost {
         }
     }
     async fn sleep(&self, ms: u32) {
-        self.state.borrow_mut().sleeps.push(ms);
+        let target = {
+            let mut state = self.state.borrow_mut();
+            state.sleeps.push(ms);
+            if !state.park_sleeps {
+                return;
+            }
+            state.now_ms + i64::from(ms)
+        };
+        std::future::poll_fn(|cx| {
+            let mut state = self.state.borrow_mut();
+            if state.now_ms >= target {
+                Poll::Ready(())
+            } else {
+                state.sleepers.push(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await;
     }
     async fn fetch(
         &self,

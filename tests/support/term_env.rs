@@ -199,6 +199,7 @@ impl Term {
 
     pub fn advance(&mut self, ms: i64) {
         self.host.state.borrow_mut().now_ms += ms;
+        self.host.wake_sleepers();
         self.shell.tick();
         self.run();
     }

@@ -282,9 +282,9 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             let _ = agent.restore_login().await;
         }
         let now_using = match agent.auth_status().source {
-            AuthSource::None => "no credential is left (/login signs in again)",
-            AuthSource::ApiKey => "requests use env.AI_GATEWAY_API_KEY again",
-            AuthSource::Login => "requests use the sign-in another tab stored",
+            AuthSource::None => "No credential is left (/login signs in again)",
+            AuthSource::ApiKey => "Requests use env.AI_GATEWAY_API_KEY again",
+            AuthSource::Login => "Requests use the sign-in another tab stored",
         };
         let text = format!("{} {now_using}.", report.local.message());
         self.inner

@@ -612,7 +612,11 @@ impl<H: Host> Agent<H> {
             policy,
             step_limit: self.config.step_limit,
         };
-        let result = run_turn(&self.host, cancel, &mut session, &settings, turn_id, text).await;
+        // Boxed so the turn's large state machine is not copied into every caller's future.
+        let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> = Box::pin(
+            run_turn(&self.host, cancel, &mut session, &settings, turn_id, text),
+        );
+        let result = turn.await;
         let session_id = session.id().to_owned();
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;

@@ -438,7 +438,11 @@ impl<H: Host> Agent<H> {
 
     /// The chat request's bearer token and team, refreshed first when due.
     pub(super) async fn chat_credential(&self) -> (Option<String>, Option<String>) {
-        self.refresh_if_due().await;
+        // Boxed: the refresh is rare, and inlined it would grow every prompt future (and the
+        // wasm) by its whole state machine.
+        let refresh: std::pin::Pin<Box<dyn Future<Output = ()> + '_>> =
+            Box::pin(self.refresh_if_due());
+        refresh.await;
         let credentials = self.credentials.borrow();
         let (token, team) = credentials.chat();
         (token.map(str::to_owned), team.map(str::to_owned))

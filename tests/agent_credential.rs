@@ -398,3 +398,47 @@ fn without_any_credential_the_prompt_is_refused() {
         .collect();
     assert_eq!(changes, vec!["fx login", "none"]);
 }
+
+#[test]
+fn a_401_for_the_login_refreshes_it_for_the_next_request() {
+    let host = FakeHost::new();
+    let fake = FakeOAuth::install(&host);
+    fake.adopt("fxtest_access_old", "fxtest_refresh_old");
+    host.state.borrow_mut().oauth = Some((
+        record(
+            "fxtest_access_old",
+            "fxtest_refresh_old",
+            NOW + 3_600_000,
+            None,
+        ),
+        "r1".into(),
+    ));
+    host.reply(fake_host::Reply::Body {
+        status: 401,
+        chunks: vec![
+            br#"{"error":{"message":"token revoked","type":"authentication_error"}}"#.to_vec(),
+        ],
+        retry_after: None,
+    })
+    .reply(text_reply(&["ok"]));
+    let agent = agent(&host, None);
+    assert!(block_on(agent.restore_login()).unwrap());
+    let opened = block_on(agent.create_session()).unwrap();
+    assert!(block_on(agent.prompt(&opened.session_id, 1, "hi".into())).is_err());
+    assert_eq!(
+        fake.state.borrow().refreshes,
+        1,
+        "the 401 made the agent refresh"
+    );
+    block_on(agent.prompt(&opened.session_id, 2, "again".into())).unwrap();
+    let new_access = fake.state.borrow().access.clone();
+    let chats = chat_requests(&host);
+    assert_eq!(
+        header(&chats[0], "authorization"),
+        Some("Bearer fxtest_access_old")
+    );
+    assert_eq!(
+        header(&chats[1], "authorization"),
+        Some(format!("Bearer {new_access}").as_str())
+    );
+}

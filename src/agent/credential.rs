@@ -369,21 +369,46 @@ impl<H: Host> Agent<H> {
     #[allow(clippy::unused_async)]
     pub(super) async fn refresh_if_due(&self) {}
 
-    /// Refreshes the active login when it is within a minute of expiry, before a request. A
-    /// refresh that loses a revision race adopts the credential the other writer stored; a
-    /// session removed elsewhere is forgotten; a transient failure keeps the current token.
+    /// Without feature `login` no login is ever set (fx-core), so there is nothing to refresh.
+    #[cfg(not(feature = "login"))]
+    #[allow(clippy::unused_async)]
+    pub(super) async fn refresh_after_rejection(&self) {}
+
+    /// Refreshes the active login when it is within a minute of expiry, before a request.
     #[cfg(feature = "login")]
     pub(super) async fn refresh_if_due(&self) {
+        let now = u64::try_from(self.host().now_ms()).unwrap_or(0);
+        if self.credentials.borrow().needs_refresh(now) {
+            self.renew_login(false).await;
+        }
+    }
+
+    /// The gateway answered 401 to the login's token: refresh it now, so the next request
+    /// carries a fresh one (the failed turn stays failed).
+    #[cfg(feature = "login")]
+    pub(super) async fn refresh_after_rejection(&self) {
+        if self.credentials.borrow().source() == AuthSource::Login {
+            self.renew_login(true).await;
+        }
+    }
+
+    /// Renews the login (`force`: even when the stored token looks valid). A refresh that loses
+    /// a revision race adopts the credential the other writer stored; a session removed
+    /// elsewhere is forgotten; a transient failure keeps the current token.
+    #[cfg(feature = "login")]
+    async fn renew_login(&self, force: bool) {
         use crate::auth::Resolution;
         let now = u64::try_from(self.host().now_ms()).unwrap_or(0);
-        if !self.credentials.borrow().needs_refresh(now) {
-            return;
-        }
         let Ok(config) = self.auth_config().cloned() else {
             return;
         };
         let auth = HostAuth::new(self.host(), Cancel::new());
-        let outcome = match auth::resolve_credential(&auth, &auth, &auth, &config).await {
+        let renewed = if force {
+            auth::refresh(&auth, &auth, &auth, &config).await
+        } else {
+            auth::resolve_credential(&auth, &auth, &auth, &config).await
+        };
+        let outcome = match renewed {
             Ok(resolution) => Ok(resolution),
             // Someone else wrote in between and what they left is not usable by the engine's
             // rule: read the store once more and take whatever valid login it holds.

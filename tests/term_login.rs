@@ -242,6 +242,26 @@ fn several_teams_open_a_picker_and_the_choice_is_sent() {
     assert!(
         stored.contains("\"team_id\":\"team_b2\"") && stored.contains("\"team_slug\":\"beta\"")
     );
+    // The catalog is asked again, now with the login and its team.
+    let catalogs: Vec<HttpRequest> = host
+        .state
+        .borrow()
+        .requests
+        .iter()
+        .filter(|r| r.method == "GET")
+        .cloned()
+        .collect();
+    assert_eq!(
+        catalogs.len(),
+        2,
+        "loaded at the first key, again after the sign-in"
+    );
+    assert_eq!(header(&catalogs[0], "authorization"), None);
+    assert!(header(&catalogs[1], "authorization").is_some());
+    assert_eq!(
+        header(&catalogs[1], "x-vercel-ai-gateway-team"),
+        Some("team_b2")
+    );
     host.reply(text_reply(&["ok"]));
     t.type_str("hi\r");
     assert_eq!(
@@ -388,5 +408,14 @@ fn without_the_host_options_login_says_what_is_missing() {
     assert!(t
         .screen()
         .contains("sign-out needs the host's oauthSessionStore"));
+    assert!(chats(&host).is_empty());
+}
+
+#[test]
+fn a_prompt_without_any_credential_points_to_login() {
+    let (host, _fake, mut t) = setup(None);
+    t.type_str("hello\r");
+    let all = flat(&mut t);
+    assert!(all.contains("run /login to sign in with Vercel"), "{all}");
     assert!(chats(&host).is_empty());
 }

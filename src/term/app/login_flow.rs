@@ -146,6 +146,10 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         }
         if let Some((ok, text)) = ended {
             self.inner.app.borrow_mut().on_login_end(id, ok, &text);
+            if ok {
+                // The account (and its team) may see other models.
+                self.reload_catalog();
+            }
         }
         self.sync_auth();
     }
@@ -292,5 +296,6 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             .borrow_mut()
             .on_logout(&text, report.revocation.warning());
         self.sync_auth();
+        self.reload_catalog();
     }
 }

@@ -399,6 +399,17 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         if self.inner.catalog_started.replace(true) {
             return;
         }
+        self.load_catalog();
+    }
+
+    /// Loads the catalog again if it was loaded before (the credential changed).
+    pub(super) fn reload_catalog(&self) {
+        if self.inner.catalog_started.get() {
+            self.load_catalog();
+        }
+    }
+
+    fn load_catalog(&self) {
         let shell = self.clone();
         self.inner.env.spawn(Box::pin(async move {
             shell.inner.agent.load_catalog().await;
@@ -455,6 +466,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                             shell.inner.app.borrow_mut().session_id = end.session_id.clone();
                         }
                         TurnOutcome::Ended(end.stop_reason)
+                    }
+                    Err(AgentError::NoCredential) if shell.inner.app.borrow().caps.oauth => {
+                        TurnOutcome::Failed(
+                            "no AI Gateway credential yet: run /login to sign in with Vercel, or set env.AI_GATEWAY_API_KEY (FX_AUTH_REQUIRED)".to_owned(),
+                        )
                     }
                     Err(error) => TurnOutcome::Failed(error_text(&error)),
                 };

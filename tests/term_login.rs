@@ -419,3 +419,26 @@ fn a_prompt_without_any_credential_points_to_login() {
     assert!(all.contains("run /login to sign in with Vercel"), "{all}");
     assert!(chats(&host).is_empty());
 }
+
+#[test]
+fn exit_and_abort_stop_a_waiting_login() {
+    for abort in [false, true] {
+        let (_host, fake, mut t) = setup(None);
+        fake.state.borrow_mut().outcome = "wait";
+        t.type_str("/login\r");
+        t.advance(1000);
+        assert_eq!(fake.state.borrow().polls, 1);
+        if abort {
+            t.shell.abort();
+        } else {
+            t.type_str("/exit\r");
+            assert_eq!(t.env.exited.get(), Some(0));
+        }
+        wait_polls(&mut t, 5);
+        assert_eq!(
+            fake.state.borrow().polls,
+            1,
+            "no polling once the terminal is gone"
+        );
+    }
+}

@@ -102,6 +102,13 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         }
     }
 
+    /// Stops a login in progress without a word (the terminal is going away).
+    pub(super) fn stop_login(&self) {
+        if let Some(running) = self.inner.login.borrow_mut().take() {
+            running.cancel.cancel();
+        }
+    }
+
     /// Tells the app where the credential stands now.
     pub(super) fn sync_auth(&self) {
         let agent = &self.inner.agent;
@@ -182,6 +189,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.inner.app.borrow_mut().on_login_browser(id, opened);
         self.flush();
         let authorized = loop {
+            // A timer that fired together with the cancel must not lead to one more request.
+            if cancel.is_cancelled() {
+                login.cancel();
+                return None;
+            }
             let outcome = login.poll(&auth, &auth).await;
             if cancel.is_cancelled() {
                 login.cancel();

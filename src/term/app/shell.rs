@@ -391,6 +391,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// Stops everything without writing (the host releases the terminal).
     pub fn abort(&self) {
         self.inner.app.borrow_mut().silence(130);
+        self.stop_login();
         self.inner.agent.shutdown();
         self.inner.agent.host().answer(PermissionAnswer::Cancelled);
     }
@@ -605,6 +606,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             | Effect::OpenUrl(_)
             | Effect::Logout => self.login_effect(effect),
             Effect::Exit(code) => {
+                self.stop_login();
                 agent.shutdown();
                 agent.host().answer(PermissionAnswer::Cancelled);
                 self.flush();

@@ -108,6 +108,14 @@ export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionSt
       }
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    /** A timer the core may abandon: `abort` clears it (its promise then never settles). */
+    timer(ms) {
+      let id;
+      const promise = new Promise((resolve) => {
+        id = setTimeout(resolve, ms);
+      });
+      return { promise, abort: () => clearTimeout(id) };
+    },
 
     fetch(method, url, headers, body) {
       const controller = new AbortController();

@@ -440,5 +440,6 @@ fn exit_and_abort_stop_a_waiting_login() {
             1,
             "no polling once the terminal is gone"
         );
+        assert!(!t.shell.tick(), "nothing keeps the ticker running");
     }
 }

@@ -266,7 +266,7 @@ impl<H: Host> auth::Transport for HostAuth<'_, H> {
         };
         let (result, timed_out) = with_deadline(
             exchange,
-            self.host.sleep(request.timeout_ms),
+            self.host.deadline(request.timeout_ms),
             &self.cancel,
             &call,
         )

@@ -150,6 +150,12 @@ pub trait Host {
     /// Waits `ms` milliseconds (callers race it against their [`Cancel`]).
     async fn sleep(&self, ms: u32);
 
+    /// Waits `ms` like [`Host::sleep`], for a deadline that is usually abandoned: dropping the
+    /// future before it fires releases the host's timer (so a Node process is not kept alive).
+    async fn deadline(&self, ms: u32) {
+        self.sleep(ms).await;
+    }
+
     /// Sends a request and resolves once the response headers arrive.
     ///
     /// # Errors

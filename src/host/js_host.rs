@@ -29,6 +29,9 @@ extern "C" {
     fn random(this: &JsHost, buf: &mut [u8]);
     #[wasm_bindgen(method, structural)]
     fn sleep(this: &JsHost, ms: u32) -> Promise;
+    /// A timer as `{ promise, abort }`: `abort` clears it.
+    #[wasm_bindgen(method, structural)]
+    fn timer(this: &JsHost, ms: u32) -> JsOp;
     #[wasm_bindgen(method, structural, catch)]
     fn fetch(
         this: &JsHost,
@@ -230,6 +233,18 @@ impl Host for JsHostAdapter {
 
     async fn sleep(&self, ms: u32) {
         let _ = settle(self.js.sleep(ms)).await;
+    }
+
+    async fn deadline(&self, ms: u32) {
+        /// Clears the JS timer when the deadline is abandoned.
+        struct Clear(JsOp);
+        impl Drop for Clear {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let timer = Clear(self.js.timer(ms));
+        let _ = settle(timer.0.promise()).await;
     }
 
     async fn fetch(

@@ -102,11 +102,13 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         }
     }
 
-    /// Stops a login in progress without a word (the terminal is going away).
+    /// Stops a login in progress without a word (the terminal is going away); its panel goes
+    /// too, so nothing keeps the ticker running.
     pub(super) fn stop_login(&self) {
         if let Some(running) = self.inner.login.borrow_mut().take() {
             running.cancel.cancel();
         }
+        self.inner.app.borrow_mut().signin.flow = None;
     }
 
     /// Tells the app where the credential stands now.
@@ -215,7 +217,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             let now = u64::try_from(agent.host().now_ms()).unwrap_or(0);
             let due = login.next_poll_at_ms().min(code.expires_at_ms);
             let wait = u32::try_from(due.saturating_sub(now).max(1)).unwrap_or(u32::MAX);
-            if cancel.run(agent.host().sleep(wait)).await.is_err() {
+            if cancel.run(agent.host().deadline(wait)).await.is_err() {
                 login.cancel();
                 return None;
             }

@@ -91,6 +91,9 @@ impl<H: Host> Host for TermHost<H> {
     async fn sleep(&self, ms: u32) {
         self.inner.sleep(ms).await;
     }
+    async fn deadline(&self, ms: u32) {
+        self.inner.deadline(ms).await;
+    }
     async fn fetch(
         &self,
         request: HttpRequest,

@@ -118,7 +118,7 @@ fn login_shows_the_code_polls_and_signs_in() {
     t.advance(1000);
     assert_eq!(fake.state.borrow().polls, 1);
     assert!(
-        t.screen().contains("(1s · 1 checks, every 1s)"),
+        t.screen().contains("(1s · 1 check, every 1s)"),
         "{}",
         t.screen()
     );

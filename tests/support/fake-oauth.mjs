@@ -28,6 +28,11 @@
 //   revokeStatus   HTTP status of the revocation endpoint (default 200).
 //   refreshStatus  HTTP status of refresh grants (default 200; other values answer
 //                  `invalid_grant`).
+//   approveOnVisit a GET of the verification page (`/oauth/device`, what `openUrl` receives)
+//                  approves the login, like a user clicking "Allow" (default false; the page
+//                  is served either way).
+//   accessToken, refreshToken   fixed token values instead of random ones (each refresh then
+//                  issues `<accessToken>-<n>` for the n-th refresh), for hosts that want to recognise them.
 //
 // The fake (live values):
 //   issuer         'http://127.0.0.1:PORT', the FX_E2E_OAUTH_ISSUER_URL value.
@@ -70,6 +75,7 @@ export async function startFakeOAuth(options = {}) {
     rotateRefresh = true,
     revokeStatus = 200,
     refreshStatus = 200,
+    approveOnVisit = false,
   } = options;
   const teams = options.teams ?? (options.team ? [options.team] : []);
   const state = {
@@ -87,7 +93,11 @@ export async function startFakeOAuth(options = {}) {
   let issuer = '';
 
   const issue = () => {
-    state.accessToken = token('access');
+    state.accessToken = options.accessToken
+      ? state.refreshes === 0
+        ? options.accessToken
+        : `${options.accessToken}-${state.refreshes}`
+      : token('access');
     state.issuedTokens.push(state.accessToken);
     return state.accessToken;
   };
@@ -108,7 +118,7 @@ export async function startFakeOAuth(options = {}) {
     if (decision === 'approve') {
       state.granted = true;
       const access = issue();
-      state.refreshToken = token('refresh');
+      state.refreshToken = options.refreshToken ?? token('refresh');
       state.issuedTokens.push(state.refreshToken);
       return send(res, 200, {
         access_token: access,
@@ -178,6 +188,12 @@ export async function startFakeOAuth(options = {}) {
       if (req.method === 'POST' && path === '/login/oauth/revoke') {
         if (form.token) state.revoked.push(form.token);
         return send(res, revokeStatus, revokeStatus === 200 ? {} : { error: 'server_error' });
+      }
+      if (req.method === 'GET' && path === '/oauth/device') {
+        if (approveOnVisit && !state.decision) state.decision = 'approve';
+        res.writeHead(200, { ...CORS, 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><title>fx test sign-in</title><p>Code ${userCode}: ${approveOnVisit ? 'approved' : 'waiting'}.</p>`);
+        return undefined;
       }
       if (req.method === 'GET' && path === '/v2/teams') {
         if (!state.accessToken || authorization !== `Bearer ${state.accessToken}`) {

@@ -300,8 +300,9 @@ impl App {
                 interval_s,
                 ..
             } => {
+                let plural = if *checks == 1 { "" } else { "s" };
                 rows.push(line(
-                    &format!("{dot}Waiting for approval in the browser ({secs}s · {checks} checks, every {interval_s}s)"),
+                    &format!("{dot}Waiting for approval in the browser ({secs}s · {checks} check{plural}, every {interval_s}s)"),
                     w,
                     Style::plain(),
                 ));

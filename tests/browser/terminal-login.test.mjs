@@ -14,7 +14,8 @@ let browser;
 let fake;
 
 before(async () => {
-  fake = await startFakeOAuth({ pendingPolls: 1 });
+  // The login is approved when the page "visits" the verification URL, as a user would.
+  fake = await startFakeOAuth({ pendingPolls: Infinity, approveOnVisit: true });
   browser = await openBrowser();
   await browser.page.route('**/vendor/xterm.mjs', (route) =>
     route.fulfill({ path: XTERM, contentType: 'text/javascript; charset=utf-8' }),
@@ -52,7 +53,8 @@ test('/login in Chromium: CORS to the fake, IndexedDB store, restore in a second
         oauthSessionStore: fx.indexedDbOAuthSessionStore({ name: 'fx.oauth.login-test' }),
         openUrl: (url) => {
           opened.push(url);
-          return false;
+          setTimeout(() => window.fetch(url), 1500);
+          return true;
         },
       });
       await runtime.interactive;
@@ -92,7 +94,7 @@ test('/login in Chromium: CORS to the fake, IndexedDB store, restore in a second
   assert.ok(result.code && result.signedIn && result.answered, result.screens);
   assert.ok(result.restored, result.screens);
   assert.deepEqual(result.opened, [`${fake.issuer}/oauth/device?user_code=TEST-CODE`]);
-  assert.equal(fake.polls, 2);
+  assert.ok(fake.polls >= 2, `polls: ${fake.polls}`);
   assert.deepEqual(result.chats, [`Bearer ${fake.accessToken}`, `Bearer ${fake.accessToken}`]);
   for (const secret of [...fake.issuedTokens, fake.deviceCode]) {
     assert.ok(!result.screens.includes(secret), 'a token reached the screen');

@@ -8,6 +8,9 @@
 //   as `{ promise, abort }`, so cancelling a turn aborts exactly that turn's effects.
 
 const MAX_RANDOM_CHUNK = 65536;
+// oauthSessionStore limits (sdk-api §12.4): the record and its revision.
+const MAX_OAUTH_RECORD_BYTES = 64 * 1024;
+const MAX_OAUTH_REVISION_BYTES = 1024;
 
 /** `env` with `undefined`/`null` values dropped and primitives stringified. */
 export function normalizeEnv(env) {
@@ -91,7 +94,7 @@ class HttpHandle {
   }
 }
 
-export function makeHost({ fetch, env, sessionStore, configStore, workspace, onPermission, emit, deliver }) {
+export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionStore, openUrl, workspace, onPermission, emit, deliver }) {
   const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
   return {
     /** What the core needs to start: the environment and the workspace description. */
@@ -105,6 +108,14 @@ export function makeHost({ fetch, env, sessionStore, configStore, workspace, onP
       }
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    /** A timer the core may abandon: `abort` clears it (its promise then never settles). */
+    timer(ms) {
+      let id;
+      const promise = new Promise((resolve) => {
+        id = setTimeout(resolve, ms);
+      });
+      return { promise, abort: () => clearTimeout(id) };
+    },
 
     fetch(method, url, headers, body) {
       const controller = new AbortController();
@@ -159,6 +170,51 @@ export function makeHost({ fetch, env, sessionStore, configStore, workspace, onP
     configSet(id, value) {
       if (typeof configStore?.set !== 'function') return Promise.resolve(false);
       return call(configStore, 'set', [id, value]).then(() => true);
+    },
+
+    // oauthSessionStore: the device-login record. Its bytes hold tokens: they pass through
+    // untouched and are never logged or put in an error message.
+    oauthLoad() {
+      if (typeof oauthSessionStore?.load !== 'function') return Promise.resolve(null);
+      return call(oauthSessionStore, 'load', []).then((record) => {
+        if (!record) return null;
+        const bytes = toBytes(record.bytes);
+        if (bytes === null || typeof record.revision !== 'string') {
+          throw adapterError('oauthSessionStore', 'load', 'must return { bytes: Uint8Array, revision: string } or null');
+        }
+        if (bytes.byteLength > MAX_OAUTH_RECORD_BYTES) throw adapterError('oauthSessionStore', 'load', 'returned a record larger than 64 KiB');
+        if (record.revision.length > MAX_OAUTH_REVISION_BYTES) throw adapterError('oauthSessionStore', 'load', 'returned a revision longer than 1 KiB');
+        return { bytes, revision: record.revision };
+      });
+    },
+    oauthCommit(bytes, expectedRevision) {
+      if (typeof oauthSessionStore?.commit !== 'function') {
+        return Promise.reject(adapterError('oauthSessionStore', 'commit', 'is not a function'));
+      }
+      return call(oauthSessionStore, 'commit', [bytes.slice(), expectedRevision ?? undefined]).then((result) => {
+        if (!result || typeof result.revision !== 'string' || result.revision === '') {
+          throw adapterError('oauthSessionStore', 'commit', 'must return { revision: string }');
+        }
+        return result.revision;
+      });
+    },
+    oauthRemove(expectedRevision) {
+      if (typeof oauthSessionStore?.remove !== 'function') {
+        return Promise.reject(adapterError('oauthSessionStore', 'remove', 'is not a function'));
+      }
+      return call(oauthSessionStore, 'remove', [expectedRevision ?? undefined]).then((result) =>
+        result === false || result === 'missing' ? 'missing' : 'deleted',
+      );
+    },
+    /** True unless there is no `openUrl`, it returned exactly `false`, or it threw. */
+    openUrl(url) {
+      if (typeof openUrl !== 'function') return Promise.resolve(false);
+      return Promise.resolve()
+        .then(() => openUrl(url))
+        .then(
+          (result) => result !== false,
+          () => false,
+        );
     },
 
     exec(command, cwd, timeoutMs, outputLimitBytes) {

@@ -707,15 +707,37 @@ export interface FxTerminalOptions {
   configStore?: ConfigStore;
   sessionStore?: SessionStore;
   promptHistoryStore?: PromptHistoryStore;
+  /**
+   * Enables `/login` and `/logout` (with `openUrl`): the Vercel device login is stored here and
+   * restored on the next start. A stored login is used only when `env.AI_GATEWAY_API_KEY` is
+   * absent; a `/login` made in this runtime is used even when it is present.
+   */
   oauthSessionStore?: OAuthSessionStore;
+  /**
+   * Opens the sign-in page during `/login`. "Opened" unless it returns `false` or throws; the
+   * link and the code are shown in the terminal either way.
+   */
   openUrl?: (url: string) => unknown;
   workspace?: Workspace;
   /** Aborts the running turn's host effects when input contains it (default Ctrl+C). */
   interruptKey?: string | false | null;
   /** Receives `/export`'s native fx files (path → bytes). */
   download?: (files: Record<string, Uint8Array>) => unknown;
-  onEvent?: (event: { type: string; timestamp: number; [key: string]: unknown }) => void;
+  /**
+   * Diagnostics (a throwing listener is ignored). Besides the runtime, terminal, config and
+   * history events: `auth.changed` `{ source: 'none' | 'AI_GATEWAY_API_KEY' | 'fx login', team }`,
+   * `auth.refresh` `{ outcome: 'refreshed' | 'adopted' }`, `auth.refresh_error`
+   * `{ code, error, signedOut }`. No event ever carries a token.
+   */
+  onEvent?: (event: FxTerminalEvent) => void;
 }
+
+/** What a terminal's `onEvent` receives. */
+export type FxTerminalEvent =
+  | (FxEventBase<'auth.changed'> & { source: 'none' | 'AI_GATEWAY_API_KEY' | 'fx login'; team: string | null })
+  | (FxEventBase<'auth.refresh'> & { outcome: 'refreshed' | 'adopted' })
+  | (FxEventBase<'auth.refresh_error'> & { code: string; error: string; signedOut: boolean })
+  | { type: string; timestamp: number; [key: string]: unknown };
 
 export interface FxTerminal {
   readonly interactive: Promise<void>;

@@ -121,6 +121,8 @@ export async function createFxTerminal(options) {
     env,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: observedConfigStore(options.configStore, emit),
+    oauthSessionStore: options.oauthSessionStore,
+    openUrl: options.openUrl,
     workspace: options.workspace,
     onPermission: undefined,
     emit,

@@ -8,21 +8,23 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::gateway::catalog::catalog_request_headers;
-use crate::gateway::{Catalog, ChatEndpoint, EndpointError, DEFAULT_MODEL_ID};
+use crate::gateway::{Catalog, EndpointError};
 use crate::log::event::PreferencesChange;
 use crate::log::types::{Preferences, Provider};
-use crate::tools::workspace::{RawWorkspace, WorkspaceError, WorkspaceInfo};
+use crate::tools::workspace::WorkspaceError;
 
 use super::acp::StopReason;
 use super::acp::Update;
 use super::cancel::Cancel;
+pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
+use super::credential::Credentials;
 use super::host::{Host, HostEvent, HttpRequest, StoreError};
-use super::model::read_capped;
+use super::model::{read_capped, StepError};
 use super::modes::{config_options, modes, validate_model_id, ConfigOption, Mode, Modes};
 pub use super::replay::replay;
 use super::session::{LiveSession, SessionError};
-use super::turn::{run_turn, TurnError, TurnSettings, DEFAULT_STEP_LIMIT};
+use super::turn::{run_turn, TurnError, TurnSettings};
 
 /// Largest catalog body read.
 const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
@@ -84,54 +86,6 @@ impl From<SessionError> for AgentError {
     }
 }
 
-/// What the agent is configured with at creation.
-#[derive(Debug, Clone)]
-pub struct AgentConfig {
-    pub endpoint: ChatEndpoint,
-    pub api_key: Option<String>,
-    pub model: String,
-    pub workspace: Option<WorkspaceInfo>,
-    pub policy: ContextPolicy,
-    pub step_limit: u32,
-}
-
-impl AgentConfig {
-    /// Reads the environment (`AI_GATEWAY_API_KEY`, `FX_GATEWAY_CHAT_URL`, `FX_MODEL`) and
-    /// validates the workspace description.
-    ///
-    /// # Errors
-    /// [`AgentError::Endpoint`] for a chat URL outside the policy; [`AgentError::Workspace`]
-    /// for a workspace that breaks the version-1 contract.
-    pub fn from_env(
-        env: &HashMap<String, String>,
-        workspace: Option<&RawWorkspace>,
-    ) -> Result<Self, AgentError> {
-        let endpoint = ChatEndpoint::from_env(env.get("FX_GATEWAY_CHAT_URL").map(String::as_str))
-            .map_err(AgentError::Endpoint)?;
-        let workspace = workspace
-            .map(RawWorkspace::validate)
-            .transpose()
-            .map_err(AgentError::Workspace)?;
-        let api_key = env
-            .get("AI_GATEWAY_API_KEY")
-            .map(|k| k.trim().to_owned())
-            .filter(|k| !k.is_empty());
-        let model = env
-            .get("FX_MODEL")
-            .filter(|m| validate_model_id(m).is_ok())
-            .cloned()
-            .unwrap_or_else(|| DEFAULT_MODEL_ID.to_owned());
-        Ok(AgentConfig {
-            endpoint,
-            api_key,
-            model,
-            workspace,
-            policy: ContextPolicy::default(),
-            step_limit: DEFAULT_STEP_LIMIT,
-        })
-    }
-}
-
 /// A session as the host sees it after creating or opening it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Opened {
@@ -174,12 +128,15 @@ pub struct Agent<H: Host> {
     sessions: RefCell<HashMap<String, Slot>>,
     turns: RefCell<HashMap<u32, Cancel>>,
     closed: Cell<bool>,
+    /// The credential in use; see [`super::credential`].
+    pub(super) credentials: RefCell<Credentials>,
 }
 
 impl<H: Host> Agent<H> {
     pub fn new(host: H, config: AgentConfig) -> Self {
         Agent {
             host,
+            credentials: RefCell::new(Credentials::new(config.api_key.clone())),
             config,
             catalog: RefCell::new(None),
             sessions: RefCell::new(HashMap::new()),
@@ -206,7 +163,8 @@ impl<H: Host> Agent<H> {
 
     /// Loads the model catalog. A failure is reported as an event and never stops the agent.
     pub async fn load_catalog(&self) {
-        let headers = catalog_request_headers(self.config.api_key.as_deref(), None)
+        let (token, team) = self.catalog_credential();
+        let headers = catalog_request_headers(token.as_deref(), team.as_deref())
             .into_iter()
             .map(|(name, value)| (name.to_owned(), value))
             .collect();
@@ -584,7 +542,8 @@ impl<H: Host> Agent<H> {
         if text.trim().is_empty() {
             return Err(AgentError::EmptyPrompt);
         }
-        if self.config.api_key.is_none() && self.config.endpoint.is_canonical() {
+        let (token, team) = self.chat_credential().await;
+        if token.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
         let mut session = self.take(id)?;
@@ -598,14 +557,23 @@ impl<H: Host> Agent<H> {
             ContextPolicy::budget_for(window, model_info.and_then(|m| m.max_tokens));
         let settings = TurnSettings {
             endpoint: &self.config.endpoint,
-            token: self.config.api_key.as_deref(),
-            team: None,
+            token: token.as_deref(),
+            team: team.as_deref(),
             model_info,
             workspace: self.config.workspace.as_ref(),
             policy,
             step_limit: self.config.step_limit,
         };
-        let result = run_turn(&self.host, cancel, &mut session, &settings, turn_id, text).await;
+        // Boxed so the turn's large state machine is not copied into every caller's future.
+        let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> = Box::pin(
+            run_turn(&self.host, cancel, &mut session, &settings, turn_id, text),
+        );
+        let result = turn.await;
+        if let Err(TurnError::Step(StepError::Http(error))) = &result {
+            if error.status() == Some(401) {
+                self.refresh_after_rejection().await;
+            }
+        }
         let session_id = session.id().to_owned();
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;

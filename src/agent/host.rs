@@ -11,6 +11,11 @@
 
 use super::acp::{PermissionAnswer, PermissionRequest, Update};
 use super::cancel::Cancel;
+use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
+
+fn no_oauth_store() -> OAuthStoreError {
+    OAuthStoreError::Failed("the host has no oauthSessionStore".to_owned())
+}
 
 /// An HTTP request the agent sends (gateway chat, model catalog).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +129,20 @@ pub enum HostEvent {
     ConfigRestoreError { id: String, message: String },
     /// An accepted config value could not be saved.
     ConfigPersistError { id: String, message: String },
+    /// The gateway credential changed: `source` is `none`, `AI_GATEWAY_API_KEY` or `fx login`.
+    AuthChanged {
+        source: &'static str,
+        team: Option<String>,
+    },
+    /// The login's access token was renewed before a request (`refreshed`), or another writer's
+    /// newer one was taken (`adopted`).
+    AuthRefreshed { outcome: &'static str },
+    /// Renewing the login failed; with `signed_out` the login was dropped.
+    AuthRefreshFailed {
+        code: &'static str,
+        message: String,
+        signed_out: bool,
+    },
 }
 
 /// Everything the agent asks of its environment.
@@ -136,6 +155,12 @@ pub trait Host {
     fn fill_random(&self, buf: &mut [u8]);
     /// Waits `ms` milliseconds (callers race it against their [`Cancel`]).
     async fn sleep(&self, ms: u32);
+
+    /// Waits `ms` like [`Host::sleep`], for a deadline that is usually abandoned: dropping the
+    /// future before it fires releases the host's timer (so a Node process is not kept alive).
+    async fn deadline(&self, ms: u32) {
+        self.sleep(ms).await;
+    }
 
     /// Sends a request and resolves once the response headers arrive.
     ///
@@ -181,6 +206,40 @@ pub trait Host {
     /// # Errors
     /// A message when the store threw.
     async fn config_set(&self, id: &str, value: &str) -> Result<bool, String>;
+
+    /// The host's `oauthSessionStore`: the stored login record and its revision. The bytes hold
+    /// tokens: never log them.
+    ///
+    /// # Errors
+    /// [`OAuthStoreError::Failed`] when the store fails (or the host has none).
+    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+        Err(no_oauth_store())
+    }
+    /// Stores the login record if the stored revision is `expected` (`None`: nothing stored).
+    ///
+    /// # Errors
+    /// [`OAuthStoreError::RevisionConflict`] when the revision moved on.
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, OAuthStoreError> {
+        let _ = (bytes, expected);
+        Err(no_oauth_store())
+    }
+    /// Removes the login record if the stored revision is `expected`.
+    ///
+    /// # Errors
+    /// [`OAuthStoreError::RevisionConflict`] when the revision moved on.
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
+        let _ = expected;
+        Err(no_oauth_store())
+    }
+    /// Opens `url` in a browser; false when the host has no opener, or it refused or failed.
+    async fn open_url(&self, url: &str) -> bool {
+        let _ = url;
+        false
+    }
 
     /// Asks the user (or the host's policy) whether a command may run.
     async fn request_permission(

@@ -1,6 +1,8 @@
 //! The agent loop: turns, steps, tool calls, permissions, retries, cancellation, persistence.
 //!
 //! - [`core`]: [`Agent`], the entry point: sessions, config, catalog, turns.
+//! - [`config`]: [`AgentConfig`], read from `env` at creation.
+//! - [`credential`]: the gateway credential (env key or device login), refreshed before use.
 //! - [`turn`]: one turn (model steps, tool calls, the record it leaves in the log).
 //! - [`model`]: one model step: request, streamed answer, retries.
 //! - [`context`]: history → model messages, within a turn window and a token budget.
@@ -14,8 +16,10 @@
 
 pub mod acp;
 pub mod cancel;
+pub mod config;
 pub mod context;
 pub mod core;
+pub mod credential;
 pub mod host;
 pub mod model;
 pub mod modes;

@@ -9,10 +9,9 @@
 
 use std::cell::Cell;
 
-use serde::Deserialize;
-
 use super::endpoints::{discover, AuthConfig, Issuer, PUBLIC_CLIENT_ID, SCOPE};
 use super::error::{AuthError, Step};
+use super::json::{object, take, take_string};
 use super::record::OAuthRecord;
 use super::secret::{is_token_shaped, wipe, Secret};
 use super::teams::{fetch_teams, Team, TeamChoice};
@@ -441,7 +440,6 @@ fn parse_device_response(
     body: &[u8],
     now_ms: u64,
 ) -> Result<(Secret, DeviceCode), AuthError> {
-    #[derive(Deserialize)]
     struct Raw {
         device_code: Option<String>,
         user_code: Option<String>,
@@ -454,8 +452,23 @@ fn parse_device_response(
         step: Step::DeviceAuthorization,
         reason,
     };
-    let raw: Raw = serde_json::from_slice(body)
-        .map_err(|_| malformed("not a JSON object with string members"))?;
+    let not_strings = || malformed("not a JSON object with string members");
+    let mut map = object(body).ok_or_else(not_strings)?;
+    let mut string = |key| take_string(&mut map, key).map_err(|()| not_strings());
+    let (device_code, user_code, verification_uri, verification_uri_complete) = (
+        string("device_code")?,
+        string("user_code")?,
+        string("verification_uri")?,
+        string("verification_uri_complete")?,
+    );
+    let raw = Raw {
+        device_code,
+        user_code,
+        verification_uri,
+        verification_uri_complete,
+        expires_in: take(&mut map, "expires_in"),
+        interval: take(&mut map, "interval"),
+    };
     let device_code = Secret::new(raw.device_code.ok_or(malformed("device_code is missing"))?);
     if !is_token_shaped(device_code.expose()) {
         return Err(malformed("device_code has characters a form cannot carry"));

@@ -14,9 +14,8 @@
 //!   port. A document breaking either rule is refused whole, including an optional
 //!   `revocation_endpoint`.
 
-use serde::Deserialize;
-
 use super::error::{AuthError, Step};
+use super::json::{object, take_string};
 use super::transport::{exchange, HttpRequest, Transport};
 use super::url;
 
@@ -180,7 +179,6 @@ impl Endpoints {
     /// [`AuthError::MalformedResponse`] for a body without the required string members,
     /// [`AuthError::IssuerMismatch`], or [`AuthError::EndpointNotAllowed`].
     pub fn parse(issuer: &Issuer, body: &[u8]) -> Result<Self, AuthError> {
-        #[derive(Deserialize)]
         struct Document {
             issuer: Option<String>,
             device_authorization_endpoint: Option<String>,
@@ -191,8 +189,15 @@ impl Endpoints {
             step: Step::Discovery,
             reason,
         };
-        let doc: Document = serde_json::from_slice(body)
-            .map_err(|_| malformed("not a JSON object with string endpoint members"))?;
+        let not_strings = || malformed("not a JSON object with string endpoint members");
+        let mut map = object(body).ok_or_else(not_strings)?;
+        let mut member = |key| take_string(&mut map, key).map_err(|()| not_strings());
+        let doc = Document {
+            issuer: member("issuer")?,
+            device_authorization_endpoint: member("device_authorization_endpoint")?,
+            token_endpoint: member("token_endpoint")?,
+            revocation_endpoint: member("revocation_endpoint")?,
+        };
         let named = doc.issuer.ok_or(malformed("issuer is missing"))?;
         if named != issuer.as_str() {
             return Err(AuthError::IssuerMismatch);

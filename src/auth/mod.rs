@@ -18,6 +18,7 @@
 pub mod device;
 pub mod endpoints;
 pub mod error;
+mod json;
 pub mod record;
 pub mod secret;
 pub mod session;

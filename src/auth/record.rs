@@ -8,11 +8,12 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use thiserror::Error;
 
 use super::endpoints::Issuer;
 use super::error::AuthError;
+use super::json::{object, take};
 use super::secret::{is_token_shaped, Secret};
 use super::store::MAX_RECORD_BYTES;
 use super::token::is_scope_shaped;
@@ -90,7 +91,6 @@ struct Wire<'a> {
     team_id: Option<&'a str>,
 }
 
-#[derive(Deserialize)]
 struct Raw {
     version: Option<serde_json::Value>,
     issuer: Option<serde_json::Value>,
@@ -142,7 +142,20 @@ impl OAuthRecord {
         if bytes.len() > MAX_RECORD_BYTES {
             return Err(RecordInvalid::TooLarge);
         }
-        let raw: Raw = serde_json::from_slice(bytes).map_err(|_| RecordInvalid::NotJsonObject)?;
+        let mut map = object(bytes).ok_or(RecordInvalid::NotJsonObject)?;
+        let mut member = |key| take(&mut map, key);
+        let raw = Raw {
+            version: member("version"),
+            issuer: member("issuer"),
+            client_id: member("client_id"),
+            access_token: member("access_token"),
+            refresh_token: member("refresh_token"),
+            expires_at_ms: member("expires_at_ms"),
+            scope: member("scope"),
+            token_type: member("token_type"),
+            team_slug: member("team_slug"),
+            team_id: member("team_id"),
+        };
         if required(raw.version, "version")?.as_u64() != Some(RECORD_VERSION) {
             return Err(RecordInvalid::Version);
         }

@@ -1,9 +1,8 @@
 //! The Vercel teams a freshly signed-in user can bill AI Gateway usage to.
 
-use serde::Deserialize;
-
 use super::endpoints::Issuer;
 use super::error::{AuthError, Step};
+use super::json::object;
 use super::secret::{is_token_shaped, Secret};
 use super::transport::{exchange, HttpRequest, Transport};
 
@@ -72,17 +71,16 @@ pub async fn fetch_teams<T: Transport + ?Sized>(
 ///
 /// [`AuthError::MalformedResponse`] when there is no `teams` array.
 pub fn parse_teams(body: &[u8]) -> Result<Vec<Team>, AuthError> {
-    #[derive(Deserialize)]
-    struct Listing {
-        teams: Vec<serde_json::Value>,
-    }
-    let listing: Listing =
-        serde_json::from_slice(body).map_err(|_| AuthError::MalformedResponse {
-            step: Step::Teams,
-            reason: "no teams array",
-        })?;
-    Ok(listing
-        .teams
+    let teams = match object(body).and_then(|mut map| map.remove("teams")) {
+        Some(serde_json::Value::Array(teams)) => teams,
+        _ => {
+            return Err(AuthError::MalformedResponse {
+                step: Step::Teams,
+                reason: "no teams array",
+            })
+        }
+    };
+    Ok(teams
         .iter()
         .filter_map(team_from_json)
         .take(MAX_TEAMS)

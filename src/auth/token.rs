@@ -1,8 +1,7 @@
 //! Token endpoint responses: the checks shared by device login and refresh.
 
-use serde::Deserialize;
-
 use super::error::{AuthError, Step};
+use super::json::{object, take};
 use super::secret::{is_token_shaped, Secret};
 
 /// Longest `expires_in` we believe: ten years. Longer values are clamped, never overflowed.
@@ -35,7 +34,6 @@ pub(crate) fn parse_grant(
     body: &[u8],
     require_refresh: bool,
 ) -> Result<TokenGrant, AuthError> {
-    #[derive(Deserialize)]
     struct Raw {
         token_type: Option<serde_json::Value>,
         access_token: Option<serde_json::Value>,
@@ -44,7 +42,15 @@ pub(crate) fn parse_grant(
         scope: Option<serde_json::Value>,
     }
     let malformed = |reason| AuthError::MalformedResponse { step, reason };
-    let raw: Raw = serde_json::from_slice(body).map_err(|_| malformed("not a JSON object"))?;
+    let mut map = object(body).ok_or_else(|| malformed("not a JSON object"))?;
+    let raw = Raw {
+        token_type: take(&mut map, "token_type"),
+        access_token: take(&mut map, "access_token"),
+        refresh_token: take(&mut map, "refresh_token"),
+        expires_in: take(&mut map, "expires_in"),
+        scope: take(&mut map, "scope"),
+    };
+    drop(map);
 
     match raw.token_type {
         Some(serde_json::Value::String(kind)) if kind.eq_ignore_ascii_case("bearer") => {}

@@ -215,11 +215,6 @@ const KNOWN_ERROR_CODES: [&str; 14] = [
 /// The `error` member of an OAuth error body when it is one of the codes we know. Anything else
 /// is dropped, so server text (which could echo a token) never reaches our errors.
 pub(crate) fn oauth_error_code(body: &[u8]) -> Option<&'static str> {
-    #[derive(serde::Deserialize)]
-    struct ErrorBody {
-        error: Option<String>,
-    }
-    let parsed: ErrorBody = serde_json::from_slice(body).ok()?;
-    let code = parsed.error?;
+    let code = super::json::take_string(&mut super::json::object(body)?, "error").ok()??;
     KNOWN_ERROR_CODES.into_iter().find(|known| *known == code)
 }

@@ -17,6 +17,7 @@ use crate::agent::host::{
     ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
     ResponseBody, StoreError, StoredSession,
 };
+use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
 #[wasm_bindgen]
 extern "C" {
@@ -28,6 +29,9 @@ extern "C" {
     fn random(this: &JsHost, buf: &mut [u8]);
     #[wasm_bindgen(method, structural)]
     fn sleep(this: &JsHost, ms: u32) -> Promise;
+    /// A timer as `{ promise, abort }`: `abort` clears it.
+    #[wasm_bindgen(method, structural)]
+    fn timer(this: &JsHost, ms: u32) -> JsOp;
     #[wasm_bindgen(method, structural, catch)]
     fn fetch(
         this: &JsHost,
@@ -48,6 +52,18 @@ extern "C" {
     fn config_get(this: &JsHost, id: &str) -> Promise;
     #[wasm_bindgen(method, structural, js_name = configSet)]
     fn config_set(this: &JsHost, id: &str, value: &str) -> Promise;
+    /// `{ bytes, revision }` or `null`; rejects with the store's error (its `code` kept).
+    #[wasm_bindgen(method, structural, js_name = oauthLoad)]
+    fn oauth_load(this: &JsHost) -> Promise;
+    /// The new revision.
+    #[wasm_bindgen(method, structural, js_name = oauthCommit)]
+    fn oauth_commit(this: &JsHost, bytes: &[u8], expected: Option<String>) -> Promise;
+    /// `"deleted"` or `"missing"`.
+    #[wasm_bindgen(method, structural, js_name = oauthRemove)]
+    fn oauth_remove(this: &JsHost, expected: Option<String>) -> Promise;
+    /// `true` when the host's `openUrl` accepted the URL.
+    #[wasm_bindgen(method, structural, js_name = openUrl)]
+    fn open_url(this: &JsHost, url: &str) -> Promise;
     #[wasm_bindgen(method, structural)]
     fn exec(this: &JsHost, command: &str, cwd: &str, timeout_ms: u32, output_limit: u32) -> JsOp;
     #[wasm_bindgen(method, structural)]
@@ -133,6 +149,16 @@ fn store_error(method: &'static str, error: &JsValue) -> StoreError {
     }
 }
 
+/// An `oauthSessionStore` failure: the conflict code becomes its own variant; the message is the
+/// store's (never the record's bytes).
+fn oauth_store_error(error: &JsValue) -> OAuthStoreError {
+    if error_code(error).as_deref() == Some("FX_OAUTH_SESSION_REVISION_CONFLICT") {
+        OAuthStoreError::RevisionConflict
+    } else {
+        OAuthStoreError::Failed(error_message(error))
+    }
+}
+
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
@@ -207,6 +233,18 @@ impl Host for JsHostAdapter {
 
     async fn sleep(&self, ms: u32) {
         let _ = settle(self.js.sleep(ms)).await;
+    }
+
+    async fn deadline(&self, ms: u32) {
+        /// Clears the JS timer when the deadline is abandoned.
+        struct Clear(JsOp);
+        impl Drop for Clear {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let timer = Clear(self.js.timer(ms));
+        let _ = settle(timer.0.promise()).await;
     }
 
     async fn fetch(
@@ -353,6 +391,56 @@ impl Host for JsHostAdapter {
         Ok(saved.as_bool().unwrap_or(true))
     }
 
+    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+        let value = settle(self.js.oauth_load())
+            .await
+            .map_err(|e| oauth_store_error(&e))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        let bytes = get(&value, "bytes").dyn_into::<Uint8Array>().map_err(|_| {
+            OAuthStoreError::Failed(
+                "oauthSessionStore.load() must return { bytes, revision: string } or null".into(),
+            )
+        })?;
+        let revision = get(&value, "revision").as_string().ok_or_else(|| {
+            OAuthStoreError::Failed(
+                "oauthSessionStore.load() returned a non-string revision".into(),
+            )
+        })?;
+        Ok(Some((bytes.to_vec(), revision)))
+    }
+
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, OAuthStoreError> {
+        let promise = self.js.oauth_commit(&bytes, expected.map(str::to_owned));
+        crate::auth::secret::wipe(bytes);
+        let value = settle(promise).await.map_err(|e| oauth_store_error(&e))?;
+        value.as_string().ok_or_else(|| {
+            OAuthStoreError::Failed("oauthSessionStore.commit() returned no revision".into())
+        })
+    }
+
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
+        let value = settle(self.js.oauth_remove(expected.map(str::to_owned)))
+            .await
+            .map_err(|e| oauth_store_error(&e))?;
+        Ok(if value.as_string().as_deref() == Some("missing") {
+            RemoveOutcome::Missing
+        } else {
+            RemoveOutcome::Deleted
+        })
+    }
+
+    async fn open_url(&self, url: &str) -> bool {
+        settle(self.js.open_url(url))
+            .await
+            .is_ok_and(|value| value.as_bool() == Some(true))
+    }
+
     async fn request_permission(
         &self,
         request: &PermissionRequest,
@@ -415,6 +503,21 @@ impl Host for JsHostAdapter {
             HostEvent::ConfigPersistError { id, message } => (
                 "config.persist_error",
                 serde_json::json!({ "configId": id, "error": message }),
+            ),
+            HostEvent::AuthChanged { source, team } => (
+                "auth.changed",
+                serde_json::json!({ "source": source, "team": team }),
+            ),
+            HostEvent::AuthRefreshed { outcome } => {
+                ("auth.refresh", serde_json::json!({ "outcome": outcome }))
+            }
+            HostEvent::AuthRefreshFailed {
+                code,
+                message,
+                signed_out,
+            } => (
+                "auth.refresh_error",
+                serde_json::json!({ "code": code, "error": message, "signedOut": signed_out }),
             ),
         };
         self.js.event(kind, to_js(&detail));

@@ -16,6 +16,7 @@ const entry = join(root, 'pkg', 'index.js');
 const USE = `
 import {
   createFxAgent,
+  createFxTerminal,
   memoryConfigStore,
   memoryOAuthSessionStore,
   memoryPromptHistoryStore,
@@ -27,11 +28,14 @@ import type {
   FxAgentError,
   FxAgentEvent,
   FxAgentOptions,
+  FxTerminalEvent,
+  FxTerminalOptions,
   PermissionRequest,
   Session,
   SessionStore,
   SessionUpdate,
   StopReason,
+  TerminalAdapter,
   Turn,
   Workspace,
 } from ${JSON.stringify(entry)};
@@ -135,6 +139,22 @@ const appended = history.append('/w', 'ls', Date.now());
 const oauth = memoryOAuthSessionStore();
 oauth.commit(new Uint8Array([1]), undefined);
 
+// The terminal's sign-in options and auth events.
+async function signIn(adapter: TerminalAdapter): Promise<number> {
+  const seen: FxTerminalEvent[] = [];
+  const options: FxTerminalOptions = {
+    terminal: adapter,
+    oauthSessionStore: oauth,
+    openUrl: (url: string) => url.startsWith('https://'),
+    onEvent: (event) => {
+      seen.push(event);
+      if (event.type === 'auth.changed') console.log(event.timestamp);
+    },
+  };
+  const runtime = await createFxTerminal(options);
+  return runtime.exited;
+}
+
 // @ts-expect-error the workspace permission is one of two words
 const badWorkspace: Workspace = { ...workspace, permission: 'always' };
 // @ts-expect-error a Turn is not a promise of text
@@ -144,7 +164,7 @@ const badStop: StopReason = 'max_tokens';
 // @ts-expect-error env values are primitives
 const badEnv: FxAgentOptions = { env: { AI_GATEWAY_API_KEY: { key: 1 } } };
 
-export { main, asyncStore, appended, badWorkspace, badTurn, badStop, badEnv };
+export { main, signIn, asyncStore, appended, badWorkspace, badTurn, badStop, badEnv };
 `;
 
 test('the createFxAgent types check with tsc --noEmit --strict', async () => {

@@ -13,6 +13,11 @@ use fx_wasm::agent::host::{
     ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
     ResponseBody, StoreError, StoredSession,
 };
+use fx_wasm::auth::{RemoveOutcome, StoreError as OAuthStoreError};
+
+/// Answers some requests itself (an OAuth fake): `Some((status, body))`, or `None` to fall
+/// through to the scripted replies.
+pub type Router = Rc<dyn Fn(&HttpRequest) -> Option<(u16, Vec<u8>)>>;
 
 /// One scripted HTTP answer.
 #[derive(Clone, Debug)]
@@ -92,6 +97,24 @@ pub struct State {
     pub permission_requests: Vec<PermissionRequest>,
     pub sleeps: Vec<u32>,
     pub now_ms: i64,
+    /// Requests this answers never reach `replies` (and are not recorded in `requests`).
+    pub router: Option<Router>,
+    /// The host has an `oauthSessionStore`.
+    pub oauth_store: bool,
+    /// The stored OAuth record and its revision.
+    pub oauth: Option<(Vec<u8>, String)>,
+    /// `commit <expected>` / `remove <expected>` per store write.
+    pub oauth_log: Vec<String>,
+    /// Another writer gets in before our next commit: stores these bytes (`None`: removes the
+    /// record), and our commit then meets a revision conflict.
+    pub oauth_interfere: Option<Option<Vec<u8>>>,
+    /// URLs given to `open_url`, and what it answers.
+    pub opened: Vec<String>,
+    pub open_refuses: bool,
+    /// `sleep` waits for the clock (`now_ms`) to reach its end instead of returning at once;
+    /// [`FakeHost::wake_sleepers`] after moving the clock.
+    pub park_sleeps: bool,
+    pub sleepers: Vec<std::task::Waker>,
 }
 
 #[derive(Clone, Default)]
@@ -139,6 +162,13 @@ impl FakeHost {
             .get(id)
             .map(|(b, _)| b.clone())
             .unwrap()
+    }
+    /// Wakes parked sleeps (after the clock moved).
+    pub fn wake_sleepers(&self) {
+        let wakers = std::mem::take(&mut self.state.borrow_mut().sleepers);
+        for waker in wakers {
+            waker.wake();
+        }
     }
     /// Resolves once the host is parked in a hanging call.
     pub async fn until_waiting(&self) {
@@ -195,13 +225,38 @@ impl Host for FakeHost {
         }
     }
     async fn sleep(&self, ms: u32) {
-        self.state.borrow_mut().sleeps.push(ms);
+        let target = {
+            let mut state = self.state.borrow_mut();
+            state.sleeps.push(ms);
+            if !state.park_sleeps {
+                return;
+            }
+            state.now_ms + i64::from(ms)
+        };
+        std::future::poll_fn(|cx| {
+            let mut state = self.state.borrow_mut();
+            if state.now_ms >= target {
+                Poll::Ready(())
+            } else {
+                state.sleepers.push(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await;
     }
     async fn fetch(
         &self,
         request: HttpRequest,
         cancel: &Cancel,
     ) -> Result<HttpResponse<FakeBody>, FetchError> {
+        let routed = self.state.borrow().router.clone();
+        if let Some((status, body)) = routed.and_then(|route| route(&request)) {
+            return Ok(HttpResponse {
+                status,
+                retry_after: None,
+                body: self.body(vec![body], false),
+            });
+        }
         let is_catalog = request.method == "GET";
         self.state.borrow_mut().requests.push(request);
         if is_catalog {
@@ -351,6 +406,50 @@ impl Host for FakeHost {
                 PermissionAnswer::Cancelled
             }
         }
+    }
+    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+        let state = self.state.borrow();
+        if !state.oauth_store {
+            return Err(OAuthStoreError::Failed("no store".into()));
+        }
+        Ok(state.oauth.clone())
+    }
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, OAuthStoreError> {
+        let mut state = self.state.borrow_mut();
+        state.oauth_log.push(format!("commit {expected:?}"));
+        if let Some(other) = state.oauth_interfere.take() {
+            state.revision_counter += 1;
+            let revision = format!("o{}", state.revision_counter);
+            state.oauth = other.map(|b| (b, revision));
+        }
+        if state.oauth.as_ref().map(|(_, r)| r.as_str()) != expected {
+            return Err(OAuthStoreError::RevisionConflict);
+        }
+        state.revision_counter += 1;
+        let revision = format!("o{}", state.revision_counter);
+        state.oauth = Some((bytes, revision.clone()));
+        Ok(revision)
+    }
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
+        let mut state = self.state.borrow_mut();
+        state.oauth_log.push(format!("remove {expected:?}"));
+        match &state.oauth {
+            None => Ok(RemoveOutcome::Missing),
+            Some((_, r)) if Some(r.as_str()) != expected => Err(OAuthStoreError::RevisionConflict),
+            Some(_) => {
+                state.oauth = None;
+                Ok(RemoveOutcome::Deleted)
+            }
+        }
+    }
+    async fn open_url(&self, url: &str) -> bool {
+        let mut state = self.state.borrow_mut();
+        state.opened.push(url.to_owned());
+        !state.open_refuses
     }
     fn update(&self, turn: u32, update: Update) {
         self.state.borrow_mut().updates.push((turn, update));

@@ -94,6 +94,12 @@ pub struct Options {
     pub workspace: Option<&'static str>,
     pub history: Option<Rc<RefCell<Vec<String>>>>,
     pub resume: Option<String>,
+    /// `AI_GATEWAY_API_KEY` (default `test-key`).
+    pub api_key: Option<&'static str>,
+    /// More env entries.
+    pub env: Vec<(&'static str, String)>,
+    /// The host has `oauthSessionStore` and `openUrl`.
+    pub oauth: bool,
 }
 
 impl Default for Options {
@@ -104,6 +110,9 @@ impl Default for Options {
             workspace: None,
             history: Some(Rc::new(RefCell::new(Vec::new()))),
             resume: None,
+            api_key: Some("test-key"),
+            env: Vec::new(),
+            oauth: false,
         }
     }
 }
@@ -121,15 +130,22 @@ impl Term {
             animating: Rc::default(),
         };
         let ws = options.workspace.map(workspace);
-        let vars = HashMap::from([("AI_GATEWAY_API_KEY".to_owned(), "test-key".to_owned())]);
+        let mut vars: HashMap<String, String> = options
+            .env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        if let Some(key) = options.api_key {
+            vars.insert("AI_GATEWAY_API_KEY".to_owned(), key.to_owned());
+        }
         let config = AgentConfig::from_env(&vars, ws.as_ref()).unwrap();
         let caps = Capabilities {
             history_store: options.history.is_some(),
             session_store: true,
             downloads: true,
-            oauth: false,
+            oauth: options.oauth,
             workspace: ws.is_some(),
-            credential: true,
+            credential: options.api_key.is_some(),
         };
         let shell = Shell::new(
             host.clone(),
@@ -183,6 +199,7 @@ impl Term {
 
     pub fn advance(&mut self, ms: i64) {
         self.host.state.borrow_mut().now_ms += ms;
+        self.host.wake_sleepers();
         self.shell.tick();
         self.run();
     }

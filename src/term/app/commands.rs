@@ -99,15 +99,15 @@ impl App {
                     self.notice("Export: this host offers no downloads (pass the download option)");
                 }
             }
-            "login" | "logout" => self.notice(if self.caps.oauth {
-                "Auth: device sign-in is not wired into this terminal yet; set env.AI_GATEWAY_API_KEY"
-            } else {
-                "Auth: sign-in needs the host's oauthSessionStore and openUrl options; set env.AI_GATEWAY_API_KEY instead"
-            }),
+            "login" => self.login_command(),
+            "logout" => self.logout_command(),
             "status" => self.status(),
             "version" => self.notice(&format!("Version: {VERSION}")),
             "exit" | "quit" => self.exit(0),
-            _ if !name.is_empty() && !name.contains('/') && body.split_whitespace().count() == 1 => {
+            _ if !name.is_empty()
+                && !name.contains('/')
+                && body.split_whitespace().count() == 1 =>
+            {
                 self.notice("Command: unknown command, try /help");
             }
             _ => return false,
@@ -207,10 +207,10 @@ impl App {
         let mode = if self.mode == "code" { "auto" } else { "ask" };
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let text = format!(
-            "Status: model={} · permission_mode={mode} · session={} · credential={} · workspace={} · history_store={} · session_store={} · version={VERSION}",
+            "Status: model={} · permission_mode={mode} · session={} · {} · workspace={} · history_store={} · session_store={} · version={VERSION}",
             self.model,
             self.session_id,
-            yes_no(self.caps.credential),
+            self.auth_status_text(),
             yes_no(self.caps.workspace),
             yes_no(self.caps.history_store),
             yes_no(self.caps.session_store),

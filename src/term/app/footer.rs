@@ -78,7 +78,11 @@ impl App {
         }
         let mut parts: Vec<String> = Vec::new();
         if !self.caps.credential {
-            parts.push("no credential: set AI_GATEWAY_API_KEY".to_owned());
+            parts.push(if self.caps.oauth {
+                "run /login".to_owned()
+            } else {
+                "no credential: set AI_GATEWAY_API_KEY".to_owned()
+            });
         }
         if !self.queue.is_empty() {
             parts.push(format!("queued {}", self.queue.len()));
@@ -188,6 +192,7 @@ impl App {
             footer.push(activity);
             footer.push(StyledLine::new());
         }
+        footer.extend(self.login_rows());
         if !self.queue.is_empty() {
             let n = self.queue.len();
             let text = format!(

@@ -114,6 +114,9 @@ impl App {
             self.approval_key(key);
             return;
         }
+        if self.login_key(key) {
+            return;
+        }
         if is_ctrl_c {
             self.ctrl_c();
             return;

@@ -10,13 +10,16 @@
 //!
 //! Submodules: [`transcript`] (blocks and their rows), [`footer`] (live region: activity row,
 //! composer, menus, approval panel, status line), [`input`] (keys), [`commands`] (slash
-//! commands), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
+//! commands), [`login`] (the sign-in panel and `/login`, `/logout`; [`login_flow`] drives the
+//! device flow), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
 //! painting), [`shell`] (the async driver over an [`crate::agent::Agent`]).
 
 pub mod commands;
 pub mod footer;
 pub mod frame;
 pub mod input;
+pub mod login;
+pub mod login_flow;
 pub mod screens;
 pub mod shell;
 pub mod transcript;
@@ -67,6 +70,16 @@ pub enum Effect {
     Permission(PermissionAnswer),
     /// Leave with this exit code.
     Exit(i32),
+    /// Start device login `id` ([`App::on_login_code`] and friends report back).
+    Login { id: u32 },
+    /// Stop device login `id`.
+    CancelLogin { id: u32 },
+    /// The team picked in login `id` (`None`: no team).
+    ChooseTeam { id: u32, index: Option<usize> },
+    /// Open the sign-in page (again) through the host's `openUrl`.
+    OpenUrl(String),
+    /// Sign out: remove the stored login, revoke it, drop the credential.
+    Logout,
 }
 
 /// What the host provides, for commands that need it.
@@ -207,6 +220,7 @@ pub struct App {
     /// The goodbye frame was written: nothing more is.
     pub(crate) silent: bool,
     pub(crate) theme_probe: ThemeProbe,
+    pub(crate) signin: login::SignIn,
 }
 
 impl App {
@@ -255,6 +269,7 @@ impl App {
             switching: false,
             silent: false,
             theme_probe: ThemeProbe::Idle,
+            signin: login::SignIn::default(),
         }
     }
 
@@ -475,6 +490,7 @@ impl App {
     /// True while something on screen moves or a timer is armed: the driver keeps ticking.
     pub fn animating(&self) -> bool {
         self.turn.is_some()
+            || self.signin.flow.is_some()
             || self.esc_deadline.is_some()
             || self.ctrl_c_until.is_some()
             || self.esc_clear_until.is_some()

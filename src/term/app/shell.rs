@@ -21,6 +21,7 @@ use crate::agent::host::{
     StoredSession,
 };
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
 use super::{App, Capabilities, Effect, SessionEntry, TurnOutcome};
 
@@ -90,6 +91,9 @@ impl<H: Host> Host for TermHost<H> {
     async fn sleep(&self, ms: u32) {
         self.inner.sleep(ms).await;
     }
+    async fn deadline(&self, ms: u32) {
+        self.inner.deadline(ms).await;
+    }
     async fn fetch(
         &self,
         request: HttpRequest,
@@ -122,6 +126,22 @@ impl<H: Host> Host for TermHost<H> {
     }
     async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
         self.inner.config_set(id, value).await
+    }
+    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+        self.inner.oauth_load().await
+    }
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, OAuthStoreError> {
+        self.inner.oauth_commit(bytes, expected).await
+    }
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
+        self.inner.oauth_remove(expected).await
+    }
+    async fn open_url(&self, url: &str) -> bool {
+        self.inner.open_url(url).await
     }
 
     async fn request_permission(
@@ -183,17 +203,19 @@ impl<H: Host> Host for TermHost<H> {
     }
 }
 
-struct Inner<H: Host, E: TermEnv> {
-    app: Rc<RefCell<App>>,
-    agent: Agent<TermHost<H>>,
-    env: Rc<E>,
+pub(super) struct Inner<H: Host, E: TermEnv> {
+    pub(super) app: Rc<RefCell<App>>,
+    pub(super) agent: Agent<TermHost<H>>,
+    pub(super) env: Rc<E>,
     session: RefCell<String>,
     catalog_started: Cell<bool>,
+    /// The device login in progress (see [`super::login_flow`]).
+    pub(super) login: RefCell<Option<super::login_flow::Running>>,
 }
 
 /// The running terminal. Cheap to clone.
 pub struct Shell<H: Host + 'static, E: TermEnv + 'static> {
-    inner: Rc<Inner<H, E>>,
+    pub(super) inner: Rc<Inner<H, E>>,
 }
 
 impl<H: Host + 'static, E: TermEnv + 'static> Clone for Shell<H, E> {
@@ -269,6 +291,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 env,
                 session: RefCell::new(String::new()),
                 catalog_started: Cell::new(false),
+                login: RefCell::new(None),
             }),
         }
     }
@@ -286,7 +309,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         u64::try_from(self.inner.agent.host().now_ms()).unwrap_or(0)
     }
 
-    fn flush(&self) {
+    pub(super) fn flush(&self) {
         flush_with(&self.inner.app, &*self.inner.env);
     }
 
@@ -330,6 +353,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Some(o) => Ok(o),
             None => self.inner.agent.create_session().await,
         };
+        self.restore_login(&mut notices).await;
         {
             let mut app = self.inner.app.borrow_mut();
             match &opened {
@@ -382,6 +406,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// Stops everything without writing (the host releases the terminal).
     pub fn abort(&self) {
         self.inner.app.borrow_mut().silence(130);
+        self.stop_login();
         self.inner.agent.shutdown();
         self.inner.agent.host().answer(PermissionAnswer::Cancelled);
     }
@@ -390,6 +415,17 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         if self.inner.catalog_started.replace(true) {
             return;
         }
+        self.load_catalog();
+    }
+
+    /// Loads the catalog again if it was loaded before (the credential changed).
+    pub(super) fn reload_catalog(&self) {
+        if self.inner.catalog_started.get() {
+            self.load_catalog();
+        }
+    }
+
+    fn load_catalog(&self) {
         let shell = self.clone();
         self.inner.env.spawn(Box::pin(async move {
             shell.inner.agent.load_catalog().await;
@@ -409,7 +445,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         }));
     }
 
-    fn spawn(&self, task: impl Future<Output = ()> + 'static) {
+    pub(super) fn spawn(&self, task: impl Future<Output = ()> + 'static) {
         self.inner.env.spawn(Box::pin(task));
     }
 
@@ -426,7 +462,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         }
     }
 
-    fn after(&self) {
+    pub(super) fn after(&self) {
         self.process();
         self.flush();
     }
@@ -447,9 +483,16 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                         }
                         TurnOutcome::Ended(end.stop_reason)
                     }
+                    Err(AgentError::NoCredential) if shell.inner.app.borrow().caps.oauth => {
+                        TurnOutcome::Failed(
+                            "no AI Gateway credential yet: run /login to sign in with Vercel, or set env.AI_GATEWAY_API_KEY (FX_AUTH_REQUIRED)".to_owned(),
+                        )
+                    }
                     Err(error) => TurnOutcome::Failed(error_text(&error)),
                 };
                 shell.inner.app.borrow_mut().on_turn_end(turn, outcome);
+                // A refresh during the turn may have changed (or dropped) the login.
+                shell.sync_auth();
                 shell.after();
             }),
             Effect::Cancel { turn } => {
@@ -589,7 +632,13 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::Permission(answer) => agent.host().answer(answer),
+            Effect::Login { .. }
+            | Effect::CancelLogin { .. }
+            | Effect::ChooseTeam { .. }
+            | Effect::OpenUrl(_)
+            | Effect::Logout => self.login_effect(effect),
             Effect::Exit(code) => {
+                self.stop_login();
                 agent.shutdown();
                 agent.host().answer(PermissionAnswer::Cancelled);
                 self.flush();

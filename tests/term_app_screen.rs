@@ -878,3 +878,45 @@ fn rename_is_stored_and_shown_on_resume_and_in_the_picker() {
     let screen = t.screen();
     assert!(screen.contains("Release prep ·"), "{screen}");
 }
+
+#[test]
+fn a_fork_is_announced_and_the_screen_follows_it() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["one"]))
+        .reply(text_reply(&["other tab"]))
+        .reply(text_reply(&["two"]))
+        .reply(text_reply(&["three"]));
+    let mut t = term(&host);
+    t.type_str("first\r");
+    let original = host.state.borrow().sessions.keys().next().cloned().unwrap();
+    // A second terminal (another tab) continues the same session.
+    let mut other = Term::start(
+        &host,
+        Options {
+            resume: Some("last".into()),
+            ..Options::default()
+        },
+    );
+    other.type_str("from the other tab\r");
+    let theirs = host.stored(&original);
+    t.type_str("second\r");
+    let screen = t.all_text();
+    assert!(
+        screen.contains("another tab or window changed this session"),
+        "{screen}"
+    );
+    assert!(screen.contains("nothing was lost"), "{screen}");
+    // The other tab's record is untouched; ours moved to a new id with both of our turns.
+    assert_eq!(host.stored(&original), theirs);
+    let sessions: Vec<String> = host.state.borrow().sessions.keys().cloned().collect();
+    let forked = sessions.iter().find(|id| **id != original).unwrap().clone();
+    let view = fx_wasm::log::read_session(&host.stored(&forked)).unwrap();
+    assert_eq!(view.turns.len(), 2);
+    // Later commands and prompts go to the fork, without forking again.
+    t.type_str("/rename Mine\r");
+    t.type_str("third\r");
+    let view = fx_wasm::log::read_session(&host.stored(&forked)).unwrap();
+    assert_eq!(view.title, "Mine");
+    assert_eq!(view.turns.len(), 3);
+    assert_eq!(host.state.borrow().sessions.len(), 2);
+}

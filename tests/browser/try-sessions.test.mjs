@@ -45,6 +45,8 @@ test('two tabs on one session: the later turn forks, with a notice, and nothing 
   await turn(b, 'run echo second-from-b');
   await b.waitForSelector('#toast:not([hidden])');
   assert.match(await b.textContent('#toast'), /saved as a new session\. Nothing was lost/);
+  // fx says so in the terminal too.
+  await waitForScreen(b, 'another tab or window changed this session');
   const forked = await b.evaluate(() => window.__fxTry.events.find((e) => e.type === 'session.forked'));
   assert.equal(forked.from, shared);
   const forkId = await b.evaluate(() => window.__fxTry.runtime.sessionId);

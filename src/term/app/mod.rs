@@ -14,6 +14,7 @@
 //! device flow), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
 //! painting), [`shell`] (the async driver over an [`crate::agent::Agent`]).
 
+pub mod agent_host;
 pub mod commands;
 pub mod footer;
 pub mod frame;

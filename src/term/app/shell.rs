@@ -1,9 +1,7 @@
 //! The async driver: runs an [`App`] with an [`Agent`] over any [`Host`], and the terminal side
 //! of the environment ([`TermEnv`]: output, task spawning, the ticker, prompt history, downloads).
 //!
-//! The agent's host is wrapped in [`TermHost`], which sends updates straight to the app (and
-//! repaints), and answers permission requests with the app's approval panel: the request waits
-//! on a one-shot channel the user's answer fills, while input, ticks and repaints go on.
+//! The agent's host is wrapped in [`TermHost`] (see [`super::agent_host`]).
 
 #![allow(async_fn_in_trait)]
 
@@ -12,17 +10,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
 
-use crate::agent::acp::{PermissionAnswer, PermissionRequest, Update};
-use crate::agent::cancel::Cancel;
-use crate::agent::host::{
-    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession, StoreError,
-    StoredSession,
-};
+use crate::agent::acp::PermissionAnswer;
+use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
-use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
+pub use super::agent_host::TermHost;
 use super::{App, Capabilities, Effect, SessionEntry, TurnOutcome};
 
 /// A boxed local task.
@@ -55,159 +48,11 @@ pub trait TermEnv {
     fn exited(&self, code: i32);
 }
 
-/// The agent's host as the terminal runs it. See the module docs.
-pub struct TermHost<H: Host> {
-    inner: H,
-    app: Rc<RefCell<App>>,
-    repaint: Rc<dyn Fn()>,
-    /// Repaints at once (rare events that must show even if the turn moves on quickly).
-    repaint_now: Rc<dyn Fn()>,
-    pending: RefCell<Option<oneshot::Sender<PermissionAnswer>>>,
-}
-
-impl<H: Host> TermHost<H> {
-    /// The inner host.
-    pub fn inner(&self) -> &H {
-        &self.inner
-    }
-
-    /// Delivers the user's answer to the waiting request.
-    pub fn answer(&self, answer: PermissionAnswer) {
-        if let Some(sender) = self.pending.borrow_mut().take() {
-            let _ = sender.send(answer);
-        }
-    }
-}
-
-impl<H: Host> Host for TermHost<H> {
-    type Body = H::Body;
-
-    fn now_ms(&self) -> i64 {
-        self.inner.now_ms()
-    }
-    fn fill_random(&self, buf: &mut [u8]) {
-        self.inner.fill_random(buf);
-    }
-    async fn sleep(&self, ms: u32) {
-        self.inner.sleep(ms).await;
-    }
-    async fn deadline(&self, ms: u32) {
-        self.inner.deadline(ms).await;
-    }
-    async fn fetch(
-        &self,
-        request: HttpRequest,
-        cancel: &Cancel,
-    ) -> Result<HttpResponse<Self::Body>, FetchError> {
-        self.inner.fetch(request, cancel).await
-    }
-    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
-        self.inner.load_session(id).await
-    }
-    async fn commit_session(
-        &self,
-        id: &str,
-        bytes: &[u8],
-        expected: Option<&str>,
-    ) -> Result<String, StoreError> {
-        self.inner.commit_session(id, bytes, expected).await
-    }
-    async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
-        self.inner.list_sessions().await
-    }
-    async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
-        self.inner.remove_session(id).await
-    }
-    async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult {
-        self.inner.exec(command, cwd, timeout_ms, cancel).await
-    }
-    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
-        self.inner.config_get(id).await
-    }
-    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
-        self.inner.config_set(id, value).await
-    }
-    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
-        self.inner.oauth_load().await
-    }
-    async fn oauth_commit(
-        &self,
-        bytes: Vec<u8>,
-        expected: Option<&str>,
-    ) -> Result<String, OAuthStoreError> {
-        self.inner.oauth_commit(bytes, expected).await
-    }
-    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
-        self.inner.oauth_remove(expected).await
-    }
-    async fn open_url(&self, url: &str) -> bool {
-        self.inner.open_url(url).await
-    }
-
-    async fn request_permission(
-        &self,
-        request: &PermissionRequest,
-        cancel: &Cancel,
-    ) -> PermissionAnswer {
-        let (sender, receiver) = oneshot::channel();
-        *self.pending.borrow_mut() = Some(sender);
-        self.app
-            .borrow_mut()
-            .on_permission_request(&request.tool_call.title);
-        (self.repaint)();
-        let answer = match cancel.run(receiver).await {
-            Ok(Ok(answer)) => answer,
-            _ => PermissionAnswer::Cancelled,
-        };
-        self.pending.borrow_mut().take();
-        self.app.borrow_mut().close_approval();
-        (self.repaint)();
-        answer
-    }
-
-    fn update(&self, turn: u32, update: Update) {
-        self.app.borrow_mut().on_update(turn, update);
-        (self.repaint)();
-    }
-
-    fn text(&self, turn: u32, text: &str) {
-        self.app.borrow_mut().on_text(turn, text);
-        (self.repaint)();
-    }
-
-    fn event(&self, event: HostEvent) {
-        if let HostEvent::RequestRetry {
-            attempt,
-            limit,
-            delay_ms,
-            reason,
-        } = &event
-        {
-            self.app
-                .borrow_mut()
-                .on_retry(*attempt, *limit, *delay_ms, reason);
-            (self.repaint_now)();
-        }
-        if let HostEvent::Usage {
-            turn,
-            input_tokens,
-            output_tokens,
-        } = &event
-        {
-            self.app
-                .borrow_mut()
-                .on_usage(*turn, *input_tokens, *output_tokens);
-            (self.repaint)();
-        }
-        self.inner.event(event);
-    }
-}
-
 pub(super) struct Inner<H: Host, E: TermEnv> {
     pub(super) app: Rc<RefCell<App>>,
     pub(super) agent: Agent<TermHost<H>>,
     pub(super) env: Rc<E>,
-    session: RefCell<String>,
+    session: Rc<RefCell<String>>,
     catalog_started: Cell<bool>,
     /// The device login in progress (see [`super::login_flow`]).
     pub(super) login: RefCell<Option<super::login_flow::Running>>,
@@ -277,9 +122,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             let env = env.clone();
             Rc::new(move || flush_with(&app, &*env))
         };
+        let session = Rc::new(RefCell::new(String::new()));
         let term_host = TermHost {
             inner: host,
             app: app.clone(),
+            session: session.clone(),
             repaint,
             repaint_now,
             pending: RefCell::new(None),
@@ -289,7 +136,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 app,
                 agent: Agent::new(term_host, config),
                 env,
-                session: RefCell::new(String::new()),
+                session,
                 catalog_started: Cell::new(false),
                 login: RefCell::new(None),
             }),

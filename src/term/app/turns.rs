@@ -141,6 +141,17 @@ impl App {
         }
     }
 
+    /// A commit met a newer stored log (another tab or window wrote this session): our history
+    /// was saved as session `to`, which the screen follows when it still shows the old one.
+    pub fn on_forked(&mut self, to: &str, on_screen: bool) {
+        if on_screen {
+            self.session_id = to.to_owned();
+        }
+        self.notice(&format!(
+            "Session: another tab or window changed this session, so this conversation was saved as a new session {to}; nothing was lost"
+        ));
+    }
+
     /// The session was named (`/rename`): the window title follows.
     pub fn on_renamed(&mut self, title: &str) {
         self.title = Some(title_of(title));

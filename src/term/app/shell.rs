@@ -10,7 +10,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-
 use crate::agent::acp::PermissionAnswer;
 use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};

@@ -2,8 +2,48 @@
 //! turn with its summary, and session switches.
 
 use super::transcript::{self, Block, CallState, TextKind};
-use super::{title_of, ActiveTurn, App, Approval, Effect, TurnOutcome};
+use super::{title_of, App, Approval, Effect, TurnOutcome};
 use crate::agent::acp::{StopReason, Update};
+
+/// The turn in progress.
+#[derive(Debug, Clone)]
+pub struct ActiveTurn {
+    pub id: u32,
+    pub started_ms: u64,
+    /// Input tokens: an estimate from the prompt until the gateway reports usage, then the sum
+    /// of the reported figures.
+    pub tokens_in: u64,
+    pub chars_out: u64,
+    /// Usage the gateway reported for the turn's finished steps, if any.
+    pub reported: Option<(u64, u64)>,
+    /// `chars_out` when usage was last reported (later text is still estimated).
+    pub chars_at_report: u64,
+    /// Time spent waiting for the user's approval (excluded from the clock).
+    pub paused_ms: u64,
+    pub approval_since: Option<u64>,
+    pub retry: Option<String>,
+    pub cancelling: bool,
+    /// The output token count the activity row shows (refreshed by the clock, not per token).
+    pub shown_out: u64,
+}
+
+impl ActiveTurn {
+    pub fn elapsed_ms(&self, now: u64) -> u64 {
+        let until = self.approval_since.unwrap_or(now);
+        until
+            .saturating_sub(self.started_ms)
+            .saturating_sub(self.paused_ms)
+    }
+    /// Output tokens: the reported figures plus an estimate for text streamed since.
+    pub fn tokens_out(&self) -> u64 {
+        let estimate = self
+            .chars_out
+            .saturating_sub(self.chars_at_report)
+            .div_ceil(4);
+        self.reported
+            .map_or(estimate, |(_, out)| out.saturating_add(estimate))
+    }
+}
 
 impl App {
     /// A retry notice from the agent (shown in the activity row).

@@ -164,7 +164,11 @@ fn approval_allow_once() {
     let mut t = approval_term(&host);
     // The UI keeps running while the approval waits: typing into it works, time passes.
     t.advance(1500);
+    // No cursor blinks on the panel while it waits for a key.
+    assert!(t.parser.screen().hide_cursor());
     t.type_str("1");
+    // The composer's cursor is back.
+    assert!(!t.parser.screen().hide_cursor());
     assert_eq!(host.state.borrow().exec_calls, vec!["rm -rf build"]);
     let screen = t.screen();
     assert!(!screen.contains("Permission needed"), "{screen}");

@@ -116,7 +116,9 @@ impl App {
         )
     }
 
-    fn approval_rows(&self, rows: &mut Vec<StyledLine>) -> Option<(usize, usize)> {
+    /// The approval panel, when one is open, and its cursor: only while the deny note is being
+    /// typed (otherwise the cursor is hidden, not parked on a row of the panel).
+    fn approval_rows(&self, rows: &mut Vec<StyledLine>) -> Option<Option<(usize, usize)>> {
         let approval = self.approval.as_ref()?;
         let w = self.width;
         let divider = "─".repeat(w);
@@ -156,7 +158,7 @@ impl App {
             w,
             Style::plain().fg(Tone::Secondary),
         ));
-        Some(cursor.unwrap_or((rows.len().saturating_sub(1), 0)))
+        Some(cursor)
     }
 
     fn menu_rows(&self, rows: &mut Vec<StyledLine>) {
@@ -212,7 +214,7 @@ impl App {
             footer.push(StyledLine::new());
         }
         let cursor = match self.approval_rows(&mut footer) {
-            Some(cursor) => Some(cursor),
+            Some(cursor) => cursor,
             None => {
                 let cursor = self.composer_rows(&mut footer);
                 self.menu_rows(&mut footer);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
 import { startFakeOAuth } from '../support/fake-oauth.mjs';
-import { loadTry, openTry, screen, type, waitForIdle, waitForScreen } from './try-support.mjs';
+import { loadTry, openTry, screen, screenshot, type, waitForIdle, waitForScreen } from './try-support.mjs';
 
 let fake;
 let t;
@@ -51,6 +51,7 @@ test('Sign in with Vercel runs the device flow; requests then carry the sign-in 
 
   await page.click('#sign-in');
   await waitForScreen(page, 'TEST-CODE');
+  await screenshot(page, 'try-login.png');
   const opened = await popup;
   assert.equal(opened.url(), `${fake.issuer}/oauth/device?user_code=TEST-CODE`, 'openUrl opened the verification page');
   await opened.close();

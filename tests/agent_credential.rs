@@ -18,7 +18,7 @@ use fx_wasm::agent::{Agent, AgentConfig};
 use fx_wasm::auth::{Credential, Issuer, OAuthRecord};
 
 use fake_host::{text_reply, FakeHost};
-use fake_oauth::{record, FakeOAuth, ISSUER};
+use fake_oauth::{record, store_login, FakeOAuth, ISSUER};
 
 const NOW: i64 = 1_796_000_000_000;
 
@@ -141,15 +141,14 @@ fn debug_output_never_shows_a_token() {
 fn a_stored_login_is_restored_and_used_with_its_team() {
     let host = FakeHost::new();
     let _fake = FakeOAuth::install(&host);
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_stored",
-            "fxtest_refresh_stored",
-            NOW + 3_600_000,
-            Some("team_9"),
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_stored",
+        "fxtest_refresh_stored",
+        NOW + 3_600_000,
+        Some("team_9"),
+        "r1",
+    );
     host.reply(text_reply(&["ok"]));
     let agent = agent(&host, None);
     assert!(block_on(agent.restore_login()).unwrap());
@@ -187,15 +186,14 @@ fn a_stored_login_is_restored_and_used_with_its_team() {
 fn an_env_key_wins_over_a_restored_login() {
     let host = FakeHost::new();
     let _fake = FakeOAuth::install(&host);
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_stored",
-            "fxtest_refresh_stored",
-            NOW + 3_600_000,
-            None,
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_stored",
+        "fxtest_refresh_stored",
+        NOW + 3_600_000,
+        None,
+        "r1",
+    );
     host.reply(text_reply(&["ok"]));
     let agent = agent(&host, Some("env-key"));
     assert!(block_on(agent.restore_login()).unwrap());
@@ -215,15 +213,14 @@ fn a_token_due_for_refresh_is_refreshed_before_the_request() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_old", "fxtest_refresh_old");
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_old",
-            "fxtest_refresh_old",
-            NOW + 30_000,
-            None,
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_old",
+        "fxtest_refresh_old",
+        NOW + 30_000,
+        None,
+        "r1",
+    );
     host.reply(text_reply(&["ok"]))
         .reply(text_reply(&["again"]));
     let agent = agent(&host, Some("env-key"));
@@ -262,15 +259,14 @@ fn a_refresh_that_loses_the_race_uses_the_newer_stored_token() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_old", "fxtest_refresh_old");
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_old",
-            "fxtest_refresh_old",
-            NOW + 30_000,
-            None,
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_old",
+        "fxtest_refresh_old",
+        NOW + 30_000,
+        None,
+        "r1",
+    );
     // Another tab refreshes first: its record is in the store when our commit arrives.
     host.state.borrow_mut().oauth_interfere = Some(Some(record(
         "fxtest_access_other_tab",
@@ -304,15 +300,14 @@ fn a_login_removed_elsewhere_is_dropped_and_the_env_key_used() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_old", "fxtest_refresh_old");
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_old",
-            "fxtest_refresh_old",
-            NOW + 30_000,
-            None,
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_old",
+        "fxtest_refresh_old",
+        NOW + 30_000,
+        None,
+        "r1",
+    );
     host.state.borrow_mut().oauth_interfere = Some(None);
     host.reply(text_reply(&["ok"]));
     let agent = agent(&host, Some("env-key"));
@@ -342,15 +337,14 @@ fn a_transient_refresh_failure_keeps_the_login() {
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_old", "fxtest_refresh_old");
     fake.state.borrow_mut().refresh_status = 503;
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_old",
-            "fxtest_refresh_old",
-            NOW + 30_000,
-            None,
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_old",
+        "fxtest_refresh_old",
+        NOW + 30_000,
+        None,
+        "r1",
+    );
     host.reply(text_reply(&["ok"]));
     let agent = agent(&host, None);
     assert!(block_on(agent.restore_login()).unwrap());
@@ -404,15 +398,14 @@ fn a_401_for_the_login_refreshes_it_for_the_next_request() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_old", "fxtest_refresh_old");
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_old",
-            "fxtest_refresh_old",
-            NOW + 3_600_000,
-            None,
-        ),
-        "r1".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_old",
+        "fxtest_refresh_old",
+        NOW + 3_600_000,
+        None,
+        "r1",
+    );
     host.reply(fake_host::Reply::Body {
         status: 401,
         chunks: vec![

@@ -18,7 +18,7 @@ mod fake_oauth;
 mod term_env;
 
 use fake_host::{text_reply, FakeHost};
-use fake_oauth::{record, FakeOAuth, ISSUER};
+use fake_oauth::{store_login, FakeOAuth, ISSUER};
 use fx_wasm::agent::host::HttpRequest;
 use term_env::{Options, Term};
 
@@ -278,15 +278,14 @@ fn a_stored_login_is_restored_at_start_without_any_request() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_stored", "fxtest_refresh_stored");
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_stored",
-            "fxtest_refresh_stored",
-            NOW + 3_600_000,
-            None,
-        ),
-        "r7".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_stored",
+        "fxtest_refresh_stored",
+        NOW + 3_600_000,
+        None,
+        "r7",
+    );
     let mut t = Term::start(&host, options(None));
     assert!(flat(&mut t).contains("signed in to Vercel (stored sign-in)"));
     assert!(
@@ -315,15 +314,14 @@ fn logout_removes_revokes_and_drops_the_credential() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_stored", "fxtest_refresh_stored");
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_stored",
-            "fxtest_refresh_stored",
-            NOW + 3_600_000,
-            None,
-        ),
-        "r7".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_stored",
+        "fxtest_refresh_stored",
+        NOW + 3_600_000,
+        None,
+        "r7",
+    );
     let mut t = Term::start(&host, options(None));
     t.type_str("/logout\r");
     let all = flat(&mut t);
@@ -354,15 +352,14 @@ fn logout_removes_revokes_and_drops_the_credential() {
 fn a_revocation_failure_is_a_warning() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
-    host.state.borrow_mut().oauth = Some((
-        record(
-            "fxtest_access_stored",
-            "fxtest_refresh_stored",
-            NOW + 3_600_000,
-            None,
-        ),
-        "r7".into(),
-    ));
+    store_login(
+        &host,
+        "fxtest_access_stored",
+        "fxtest_refresh_stored",
+        NOW + 3_600_000,
+        None,
+        "r7",
+    );
     // Revocation needs discovery; a broken one makes revoking fail after the local removal.
     let router = host.state.borrow().router.clone().unwrap();
     host.state.borrow_mut().router = Some(std::rc::Rc::new(move |request: &HttpRequest| {

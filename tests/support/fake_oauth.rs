@@ -220,3 +220,18 @@ pub fn record(access: &str, refresh: &str, expires_at_ms: i64, team: Option<&str
     bytes.push(b'\n');
     bytes
 }
+
+/// Puts a stored sign-in in the host's OAuth store, at `revision`.
+pub fn store_login(
+    host: &FakeHost,
+    access: &str,
+    refresh: &str,
+    expires_at_ms: i64,
+    team: Option<&str>,
+    revision: &str,
+) {
+    host.state.borrow_mut().oauth = Some((
+        record(access, refresh, expires_at_ms, team),
+        revision.to_owned(),
+    ));
+}

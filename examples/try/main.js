@@ -154,7 +154,9 @@ function guard(task) {
 const term = new Terminal({
   fontFamily: '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
   fontSize: 13.5,
-  lineHeight: 1.25,
+  // 1.0: box-drawing characters (tables, code blocks) join up; the DOM renderer draws them from
+  // the font, so any taller row leaves gaps between their strokes.
+  lineHeight: 1.0,
   cursorBlink: true,
   scrollback: 5000,
   allowProposedApi: false,

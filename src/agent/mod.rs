@@ -23,6 +23,7 @@ pub mod credential;
 pub mod host;
 pub mod model;
 pub mod modes;
+mod preferences;
 pub mod replay;
 pub mod session;
 pub mod system_prompt;

@@ -1,0 +1,181 @@
+//! The session preferences an agent changes on the host's or the user's behalf: `model` and
+//! `mode` (host config options, persisted through the config store and restored at open), the
+//! reasoning effort and the session's name (both stored in the session log).
+
+use crate::log::event::PreferencesChange;
+
+use super::core::{Agent, AgentError, Opened};
+use super::host::{Host, HostEvent};
+use super::modes::{validate_model_id, Mode};
+use super::session::LiveSession;
+
+impl<H: Host> Agent<H> {
+    /// Sets `model` or `mode` (other ids are ignored). Returns the session's options after.
+    ///
+    /// # Errors
+    /// [`AgentError::InvalidModel`]; [`AgentError::Session`] when the model change cannot be
+    /// stored (it is then not applied).
+    pub async fn set_config(
+        &self,
+        id: &str,
+        config_id: &str,
+        value: &str,
+        source: &'static str,
+    ) -> Result<Opened, AgentError> {
+        self.check_open()?;
+        let mut session = self.take(id)?;
+        let result = self
+            .apply_config(&mut session, config_id, value, source)
+            .await;
+        let opened = self.describe(&session, Vec::new());
+        self.put_back(id, session);
+        result.map(|()| opened)
+    }
+
+    async fn apply_config(
+        &self,
+        session: &mut LiveSession,
+        config_id: &str,
+        value: &str,
+        source: &'static str,
+    ) -> Result<(), AgentError> {
+        let previous = match config_id {
+            "model" => {
+                validate_model_id(value).map_err(|e| AgentError::InvalidModel(e.to_string()))?;
+                let previous = session.state().preferences.model.clone();
+                if previous != value {
+                    let change = PreferencesChange {
+                        model: Some(value.to_owned()),
+                        ..PreferencesChange::default()
+                    };
+                    session.change_preferences(&self.host, change)?;
+                    session.persist(&self.host).await?;
+                }
+                previous
+            }
+            "mode" => {
+                let Some(mode) = Mode::parse(value) else {
+                    return Ok(());
+                };
+                let previous = session.mode.id().to_owned();
+                session.mode = mode;
+                previous
+            }
+            _ => return Ok(()),
+        };
+        match self.host.config_set(config_id, value).await {
+            Ok(_) => {}
+            Err(message) => self.host.event(HostEvent::ConfigPersistError {
+                id: config_id.to_owned(),
+                message,
+            }),
+        }
+        self.host.event(HostEvent::ConfigChanged {
+            id: config_id.to_owned(),
+            previous: Some(previous),
+            value: value.to_owned(),
+            source,
+        });
+        Ok(())
+    }
+
+    /// The reasoning efforts the catalog lists for `model` (empty when it lists none or the
+    /// catalog is not loaded).
+    pub fn model_efforts(&self, model: &str) -> Vec<String> {
+        self.catalog
+            .borrow()
+            .as_ref()
+            .and_then(|catalog| catalog.get(model).map(|m| m.efforts.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Sets the session's reasoning effort (`auto` or a named level) and stores the change in
+    /// the session log (it is not a host config option).
+    ///
+    /// # Errors
+    /// [`AgentError::InvalidEffort`]; [`AgentError::Session`] when it cannot be stored.
+    pub async fn set_effort(&self, id: &str, effort: &str) -> Result<(), AgentError> {
+        self.check_open()?;
+        let parsed = crate::gateway::catalog::Effort::parse(effort)
+            .ok_or_else(|| AgentError::InvalidEffort(effort.to_owned()))?;
+        let value = match parsed {
+            crate::gateway::catalog::Effort::Auto => "auto".to_owned(),
+            crate::gateway::catalog::Effort::Named(name) => name,
+        };
+        let mut session = self.take(id)?;
+        let result = if session.state().preferences.effort == value {
+            Ok(())
+        } else {
+            let change = PreferencesChange {
+                effort: Some(value),
+                ..PreferencesChange::default()
+            };
+            match session.change_preferences(&self.host, change) {
+                Ok(()) => session
+                    .persist(&self.host)
+                    .await
+                    .map(|_| ())
+                    .map_err(AgentError::from),
+                Err(error) => Err(AgentError::from(error)),
+            }
+        };
+        self.put_back(id, session);
+        result
+    }
+
+    /// Names session `id` and stores the name; returns the title as stored (one line, at most
+    /// 240 bytes).
+    ///
+    /// # Errors
+    /// [`AgentError::Session`] when the title is empty or the session cannot be stored.
+    pub async fn rename_session(&self, id: &str, title: &str) -> Result<String, AgentError> {
+        self.check_open()?;
+        let mut session = self.take(id)?;
+        let result = match session.rename(title) {
+            Ok(title) => session
+                .persist(&self.host)
+                .await
+                .map(|_| title)
+                .map_err(AgentError::from),
+            Err(error) => Err(AgentError::from(error)),
+        };
+        self.put_back(id, session);
+        result
+    }
+
+    /// Applies the host's stored `model` and `mode`; failures become events.
+    pub(super) async fn restore_config(&self, session: &mut LiveSession) {
+        for id in ["model", "mode"] {
+            let current = match id {
+                "model" => session.state().preferences.model.clone(),
+                _ => session.mode.id().to_owned(),
+            };
+            match self.host.config_get(id).await {
+                Ok(Some(value)) if value != current => {
+                    let accepted = match id {
+                        "model" => validate_model_id(&value).is_ok(),
+                        _ => Mode::parse(&value).is_some(),
+                    };
+                    if !accepted {
+                        self.host.event(HostEvent::ConfigRestoreError {
+                            id: id.to_owned(),
+                            message: format!("the stored {id} value is not valid"),
+                        });
+                        continue;
+                    }
+                    if let Err(error) = self.apply_config(session, id, &value, "restore").await {
+                        self.host.event(HostEvent::ConfigRestoreError {
+                            id: id.to_owned(),
+                            message: error.to_string(),
+                        });
+                    }
+                }
+                Ok(_) => {}
+                Err(message) => self.host.event(HostEvent::ConfigRestoreError {
+                    id: id.to_owned(),
+                    message,
+                }),
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! The tool calls of a model step: permission, the workspace run, results for the model and
+//! the log, ACP updates, and the recovery checkpoint after each completed step.
+
+use crate::gateway::prompt::{AssistantPart, Message, ToolCallPart, ToolResult as WireResult};
+use crate::gateway::Completion;
+use crate::log::checkpoint::{RecoveryAction, RecoveryCause, RecoveryCheckpoint, ToolState};
+use crate::log::execution::{ProcessPresentation, ToolCall, ToolResult, ToolStatus, ToolStep};
+use crate::log::types::{DurableBytes, Provider};
+use crate::tools::terminal::{self, ExecOutcome, Status, ToolRecord};
+use crate::tools::workspace::{cap_output, Permission, COMMAND_TIMEOUT_MS, MAX_OUTPUT_BYTES};
+
+use super::super::acp::{
+    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
+    ToolKind, ToolStatus as AcpStatus, Update,
+};
+use super::super::host::{ExecResult, Host};
+use super::super::modes::Mode;
+use super::super::session::LiveSession;
+use super::{Ended, Turn, UPDATE_PREVIEW_BYTES};
+
+impl<H: Host> Turn<'_, H> {
+    /// Runs a step's tool calls in order, then records the step and checkpoints it.
+    pub(super) async fn run_tools(
+        &mut self,
+        session: &mut LiveSession,
+        completion: &Completion,
+    ) -> Result<(), Ended> {
+        let mut step = ToolStep {
+            assistant: Some(DurableBytes::from(completion.text.clone()))
+                .filter(|text| !text.is_empty()),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
+        };
+        let mut wire_calls = Vec::new();
+        let mut wire_results = Vec::new();
+        let mut feedback = Vec::new();
+        for call in completion.local_tool_calls() {
+            let arguments = if call.malformed {
+                "{}".to_owned()
+            } else {
+                call.arguments_json.clone()
+            };
+            let logged = ToolCall {
+                id: DurableBytes::from(call.id.clone()),
+                name: DurableBytes::from(call.name.clone()),
+                arguments_json: DurableBytes::from(arguments.clone()),
+                provider_result: None,
+            };
+            if let Ok(part) = ToolCallPart::new(call.id.clone(), call.name.clone(), &arguments) {
+                wire_calls.push(AssistantPart::ToolCall(part));
+            }
+            let (record, note) = match self.run_call(session, call, &arguments).await {
+                Ok(done) => done,
+                Err(cancelled) => {
+                    // Keep the steps that finished; this call was in flight.
+                    self.push_step(step);
+                    return Err(Ended::cancelled(
+                        completion.text.clone(),
+                        Some(logged).filter(|_| cancelled),
+                    ));
+                }
+            };
+            wire_results.push(Message::tool_result(WireResult {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                output: record.output.clone(),
+            }));
+            if let Some(note) = &note {
+                feedback.push(Message::user_text(note.clone()));
+            }
+            step.tool_results
+                .push(log_result(call, &record, note, self.host.now_ms()));
+            step.tool_calls.push(logged);
+        }
+        let mut parts = Vec::new();
+        if !completion.text.is_empty() {
+            parts.push(AssistantPart::Text(completion.text.clone()));
+        }
+        parts.extend(wire_calls);
+        self.suffix.push(Message::Assistant { parts });
+        self.suffix.extend(wire_results);
+        self.suffix.extend(feedback);
+        self.push_step(step);
+        self.checkpoint(session).await;
+        Ok(())
+    }
+
+    fn push_step(&mut self, step: ToolStep) {
+        if !step.tool_calls.is_empty() {
+            self.execution.tool_steps.push(step);
+        }
+    }
+
+    /// Saves the turn so far; a failure here is not fatal (the final save retries everything).
+    async fn checkpoint(&mut self, session: &mut LiveSession) {
+        let state = session.state();
+        let checkpoint = RecoveryCheckpoint {
+            turn_id: u64::try_from(state.history.len())
+                .unwrap_or(u64::MAX)
+                .saturating_add(1),
+            user: self.user.clone(),
+            assistant_source: DurableBytes::from(String::new()),
+            execution: self.execution.clone(),
+            cause: RecoveryCause::NetworkInterrupted,
+            action: RecoveryAction::ContinuingAfterTool,
+            tool_state: ToolState::Confirmed,
+            route_model: DurableBytes::from(state.preferences.model.clone()),
+            route_provider: Provider::Gateway,
+            requested_fast_mode: state.preferences.fast_mode,
+            fast_mode: state.preferences.fast_mode,
+            max_provider_attempts: u64::from(crate::agent::model::MAX_ATTEMPTS),
+            consumed_provider_attempts: 0,
+            outstanding_reservation: false,
+        };
+        if session.set_checkpoint(self.host, checkpoint).is_ok() {
+            let _ = self.save(session).await;
+        }
+    }
+
+    /// Runs one call. `Err(true)` when the turn was cancelled while this call was in flight,
+    /// `Err(false)` when it was cancelled before the call started.
+    async fn run_call(
+        &mut self,
+        session: &mut LiveSession,
+        call: &crate::gateway::ToolCall,
+        arguments: &str,
+    ) -> Result<(ToolRecord, Option<String>), bool> {
+        if self.cancel.is_cancelled() {
+            return Err(false);
+        }
+        let raw_input = serde_json::from_str(arguments).unwrap_or(serde_json::Value::Null);
+        let command = terminal::decode_arguments(arguments);
+        let title = match &command {
+            Ok(command) => command.clone(),
+            Err(_) => call.name.clone(),
+        };
+        self.update(Update::ToolCall {
+            tool_call_id: call.id.clone(),
+            title: title.clone(),
+            kind: ToolKind::Execute,
+            status: AcpStatus::Pending,
+            raw_input: raw_input.clone(),
+        });
+        let workspace = match self.settings.workspace {
+            Some(workspace) if call.name == terminal::NAME => workspace,
+            _ => return Ok(self.finish_call(call, ToolRecord::unavailable(&call.name), None)),
+        };
+        let command = match command {
+            Ok(command) => command,
+            Err(error) => {
+                return Ok(self.finish_call(call, ToolRecord::invalid_arguments(&error), None))
+            }
+        };
+        let needs_approval = workspace.permission == Permission::Prompt
+            && session.mode == Mode::Ask
+            && !session.always_allowed.contains(&command);
+        if needs_approval {
+            let request = PermissionRequest {
+                session_id: session.id().to_owned(),
+                tool_call: PermissionToolCall {
+                    tool_call_id: call.id.clone(),
+                    title,
+                    kind: ToolKind::Execute,
+                    status: AcpStatus::Pending,
+                    raw_input,
+                },
+                options: permission_options(),
+            };
+            match self.host.request_permission(&request, self.cancel).await {
+                _ if self.cancel.is_cancelled() => return Err(true),
+                PermissionAnswer::AllowOnce => {}
+                PermissionAnswer::AllowAlways => {
+                    session.always_allowed.insert(command.clone());
+                }
+                PermissionAnswer::Reject { note } => {
+                    let record = ToolRecord::denied(note.as_deref());
+                    return Ok(self.finish_call(call, record, note));
+                }
+                PermissionAnswer::Cancelled => {
+                    return Ok(self.finish_call(call, ToolRecord::denied(None), None))
+                }
+            }
+        }
+        self.update(Update::ToolCallUpdate {
+            tool_call_id: call.id.clone(),
+            status: AcpStatus::InProgress,
+            content: Vec::new(),
+            raw_output: None,
+        });
+        let result = self
+            .host
+            .exec(&command, &workspace.cwd, COMMAND_TIMEOUT_MS, self.cancel)
+            .await;
+        if self.cancel.is_cancelled() {
+            return Err(true);
+        }
+        let outcome = match result {
+            ExecResult::Exited {
+                exit_code,
+                stdout,
+                stderr,
+            } => ExecOutcome::Exited {
+                exit_code,
+                output: cap_output(&stdout, &stderr, MAX_OUTPUT_BYTES),
+            },
+            ExecResult::TimedOut => ExecOutcome::TimedOut,
+            ExecResult::Cancelled => ExecOutcome::Cancelled,
+            ExecResult::Failed(message) => ExecOutcome::HostFailed(message),
+        };
+        let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
+        Ok(self.finish_call(call, record, None))
+    }
+
+    fn finish_call(
+        &self,
+        call: &crate::gateway::ToolCall,
+        record: ToolRecord,
+        note: Option<String>,
+    ) -> (ToolRecord, Option<String>) {
+        let status = if record.status == Status::Success {
+            AcpStatus::Completed
+        } else {
+            AcpStatus::Failed
+        };
+        let preview = crate::tools::workspace::utf8_prefix(&record.output, UPDATE_PREVIEW_BYTES);
+        self.update(Update::ToolCallUpdate {
+            tool_call_id: call.id.clone(),
+            status,
+            content: vec![ToolCallContent::text(preview)],
+            raw_output: Some(
+                serde_json::json!({ "exitCode": record.exit_code, "cancelled": record.cancelled }),
+            ),
+        });
+        (record, note)
+    }
+}
+
+fn log_result(
+    call: &crate::gateway::ToolCall,
+    record: &ToolRecord,
+    note: Option<String>,
+    now_ms: i64,
+) -> ToolResult {
+    let bytes = record.output.len() as u64;
+    ToolResult {
+        tool_call_id: DurableBytes::from(call.id.clone()),
+        tool_name: DurableBytes::from(call.name.clone()),
+        status: if record.status == Status::Success {
+            ToolStatus::Success
+        } else {
+            ToolStatus::Failure
+        },
+        output: DurableBytes::from(record.output.clone()),
+        output_handle: None,
+        preview: None,
+        output_bytes: bytes,
+        stored_output_bytes: bytes,
+        truncated: false,
+        provider_native: false,
+        created_at_ms: now_ms,
+        permission_feedback: note.into_iter().map(DurableBytes::from).collect(),
+        committed_file_presentation: None,
+        command_output_replay: None,
+        command_process_presentation: record
+            .exit_code
+            .map(|code| ProcessPresentation::ExitCode(i64::from(code))),
+    }
+}

@@ -737,6 +737,11 @@ export type FxTerminalEvent =
   | (FxEventBase<'auth.changed'> & { source: 'none' | 'AI_GATEWAY_API_KEY' | 'fx login'; team: string | null })
   | (FxEventBase<'auth.refresh'> & { outcome: 'refreshed' | 'adopted' })
   | (FxEventBase<'auth.refresh_error'> & { code: string; error: string; signedOut: boolean })
+  /** Another tab or window moved the session on; this conversation continues as session `to`. */
+  | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
+  /** A model step of terminal turn `turn` finished with this gateway-reported usage. */
+  | (FxEventBase<'turn.usage'> & TokenUsage & { turn: number })
+  | (FxEventBase<'terminal.size' | 'terminal.resize'> & { cols: number; rows: number })
   | { type: string; timestamp: number; [key: string]: unknown };
 
 export interface FxTerminal {

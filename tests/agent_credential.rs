@@ -393,8 +393,18 @@ fn without_any_credential_the_prompt_is_refused() {
     assert_eq!(changes, vec!["fx login", "none"]);
 }
 
+fn unauthorized() -> fake_host::Reply {
+    fake_host::Reply::Body {
+        status: 401,
+        chunks: vec![
+            br#"{"error":{"message":"token revoked","type":"authentication_error"}}"#.to_vec(),
+        ],
+        retry_after: None,
+    }
+}
+
 #[test]
-fn a_401_for_the_login_refreshes_it_for_the_next_request() {
+fn a_401_for_the_login_is_refreshed_and_the_step_retried_once() {
     let host = FakeHost::new();
     let fake = FakeOAuth::install(&host);
     fake.adopt("fxtest_access_old", "fxtest_refresh_old");
@@ -406,26 +416,16 @@ fn a_401_for_the_login_refreshes_it_for_the_next_request() {
         None,
         "r1",
     );
-    host.reply(fake_host::Reply::Body {
-        status: 401,
-        chunks: vec![
-            br#"{"error":{"message":"token revoked","type":"authentication_error"}}"#.to_vec(),
-        ],
-        retry_after: None,
-    })
-    .reply(text_reply(&["ok"]));
+    host.reply(unauthorized()).reply(text_reply(&["ok"]));
     let agent = agent(&host, None);
     assert!(block_on(agent.restore_login()).unwrap());
     let opened = block_on(agent.create_session()).unwrap();
-    assert!(block_on(agent.prompt(&opened.session_id, 1, "hi".into())).is_err());
-    assert_eq!(
-        fake.state.borrow().refreshes,
-        1,
-        "the 401 made the agent refresh"
-    );
-    block_on(agent.prompt(&opened.session_id, 2, "again".into())).unwrap();
+    // The same prompt succeeds: the step was retried with the refreshed token.
+    block_on(agent.prompt(&opened.session_id, 1, "hi".into())).unwrap();
+    assert_eq!(fake.state.borrow().refreshes, 1, "the 401 forced a refresh");
     let new_access = fake.state.borrow().access.clone();
     let chats = chat_requests(&host);
+    assert_eq!(chats.len(), 2);
     assert_eq!(
         header(&chats[0], "authorization"),
         Some("Bearer fxtest_access_old")
@@ -434,4 +434,31 @@ fn a_401_for_the_login_refreshes_it_for_the_next_request() {
         header(&chats[1], "authorization"),
         Some(format!("Bearer {new_access}").as_str())
     );
+    assert_eq!(
+        chats[1]
+            .headers
+            .iter()
+            .filter(|(n, _)| n == "authorization")
+            .count(),
+        1
+    );
+    // A second 401 in one step is final: one refresh per step.
+    host.reply(unauthorized()).reply(unauthorized());
+    let error = block_on(agent.prompt(&opened.session_id, 2, "again".into())).unwrap_err();
+    assert_eq!(error.code(), "FX_GATEWAY_HTTP_ERROR");
+    assert_eq!(fake.state.borrow().refreshes, 2);
+    assert_eq!(chat_requests(&host).len(), 4);
+}
+
+#[test]
+fn a_401_for_an_api_key_is_final() {
+    let host = FakeHost::new();
+    let fake = FakeOAuth::install(&host);
+    host.reply(unauthorized())
+        .reply(text_reply(&["never sent"]));
+    let agent = agent(&host, Some("env-key"));
+    let opened = block_on(agent.create_session()).unwrap();
+    assert!(block_on(agent.prompt(&opened.session_id, 1, "hi".into())).is_err());
+    assert_eq!(chat_requests(&host).len(), 1);
+    assert_eq!(fake.state.borrow().refreshes, 0);
 }

@@ -20,7 +20,7 @@ pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
 use super::credential::Credentials;
 use super::host::{Host, HostEvent, HttpRequest, StoreError};
-use super::model::{read_capped, StepError};
+use super::model::read_capped;
 use super::modes::{config_options, modes, ConfigOption, Mode, Modes};
 pub use super::replay::replay;
 use super::session::{LiveSession, SessionError};
@@ -390,6 +390,7 @@ impl<H: Host> Agent<H> {
             endpoint: &self.config.endpoint,
             token: token.as_deref(),
             team: team.as_deref(),
+            reauth: self.reauth(),
             model_info,
             workspace: self.config.workspace.as_ref(),
             policy,
@@ -400,11 +401,6 @@ impl<H: Host> Agent<H> {
             run_turn(&self.host, cancel, &mut session, &settings, turn_id, text),
         );
         let result = turn.await;
-        if let Err(TurnError::Step(StepError::Http(error))) = &result {
-            if error.status() == Some(401) {
-                self.refresh_after_rejection().await;
-            }
-        }
         let session_id = session.id().to_owned();
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;

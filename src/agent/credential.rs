@@ -25,7 +25,7 @@ use crate::auth::{
 use super::cancel::Cancel;
 use super::core::Agent;
 use super::host::{FetchError, Host, HostEvent, HttpRequest};
-use super::model::read_capped;
+use super::model::{read_capped, Reauth};
 
 /// How a login reached the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,10 +369,17 @@ impl<H: Host> Agent<H> {
     #[allow(clippy::unused_async)]
     pub(super) async fn refresh_if_due(&self) {}
 
-    /// Without feature `login` no login is ever set (fx-core), so there is nothing to refresh.
+    /// Without feature `login` no login is ever set (fx-core): a 401 is final.
     #[cfg(not(feature = "login"))]
-    #[allow(clippy::unused_async)]
-    pub(super) async fn refresh_after_rejection(&self) {}
+    pub(super) fn reauth(&self) -> Option<&dyn Reauth> {
+        None
+    }
+
+    /// Renews a refused device login for a step's one retry (see [`Reauth`]).
+    #[cfg(feature = "login")]
+    pub(super) fn reauth(&self) -> Option<&dyn Reauth> {
+        Some(self)
+    }
 
     /// Refreshes the active login when it is within a minute of expiry, before a request.
     #[cfg(feature = "login")]
@@ -383,13 +390,23 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// The gateway answered 401 to the login's token: refresh it now, so the next request
-    /// carries a fresh one (the failed turn stays failed).
+    /// The gateway answered 401 to the login's token: force a refresh and return the new
+    /// token (`None` for an API key, or when the refresh gave nothing new).
     #[cfg(feature = "login")]
-    pub(super) async fn refresh_after_rejection(&self) {
-        if self.credentials.borrow().source() == AuthSource::Login {
-            self.renew_login(true).await;
-        }
+    async fn renew_after_rejection(&self) -> Option<String> {
+        let before = {
+            let credentials = self.credentials.borrow();
+            if credentials.source() != AuthSource::Login {
+                return None;
+            }
+            credentials.chat().0.map(str::to_owned)
+        };
+        self.renew_login(true).await;
+        let credentials = self.credentials.borrow();
+        let after = credentials.chat().0.map(str::to_owned);
+        (credentials.source() == AuthSource::Login && after != before)
+            .then_some(after)
+            .flatten()
     }
 
     /// Renews the login (`force`: even when the stored token looks valid). A refresh that loses
@@ -479,5 +496,12 @@ impl<H: Host> Agent<H> {
         let credentials = self.credentials.borrow();
         let (token, team) = credentials.catalog(now);
         (token.map(str::to_owned), team.map(str::to_owned))
+    }
+}
+
+#[cfg(feature = "login")]
+impl<H: Host> Reauth for Agent<H> {
+    fn renew(&self) -> std::pin::Pin<Box<dyn Future<Output = Option<String>> + '_>> {
+        Box::pin(self.renew_after_rejection())
     }
 }

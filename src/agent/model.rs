@@ -5,6 +5,8 @@
 //! answer has reached the user, so a retry never repeats text on screen. Any other failure ends
 //! the step with a typed [`StepError`].
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use crate::gateway::error::{
@@ -77,7 +79,16 @@ pub trait StepSink {
     fn text(&mut self, text: &str);
 }
 
-/// Sends `request` and returns the completed answer.
+/// Renews the gateway credential after the gateway refused it (HTTP 401).
+pub trait Reauth {
+    /// A new bearer token, or `None` when there is none (an API key cannot be renewed, or the
+    /// renewal failed or gave back the same token).
+    fn renew(&self) -> Pin<Box<dyn Future<Output = Option<String>> + '_>>;
+}
+
+/// Sends `request` and returns the completed answer. A 401 is retried once per step with a
+/// renewed credential when `reauth` gives one (agent-gateway-auth: "one forced credential
+/// refresh + retry per step").
 ///
 /// # Errors
 /// A [`StepFailure`] with the text streamed before the failure.
@@ -85,10 +96,13 @@ pub async fn run_step<H: Host>(
     host: &H,
     cancel: &Cancel,
     request: &HttpRequest,
+    reauth: Option<&dyn Reauth>,
     sink: &mut dyn StepSink,
 ) -> Result<Completion, StepFailure> {
     let mut retry = RetryState::new(MAX_ATTEMPTS);
+    let mut renewed: Option<HttpRequest> = None;
     loop {
+        let request = renewed.as_ref().unwrap_or(request);
         let fail = |error| StepFailure {
             error,
             partial_text: String::new(),
@@ -155,6 +169,14 @@ pub async fn run_step<H: Host>(
                 }
             },
         };
+        if let (StepError::Http(http), Some(reauth), None) = (&error, reauth, &renewed) {
+            if http.status() == Some(401) {
+                if let Some(token) = reauth.renew().await {
+                    renewed = Some(with_bearer(request, &token));
+                    continue;
+                }
+            }
+        }
         match retry.on_failure(cause, retry_after) {
             RetryDecision::Retry(delay) => {
                 let delay_ms = u32::try_from(delay.as_millis()).unwrap_or(u32::MAX);
@@ -313,4 +335,16 @@ pub async fn read_capped<B: ResponseBody>(
         }
     }
     Ok(out)
+}
+
+/// `request` with its `authorization` header carrying `token`.
+fn with_bearer(request: &HttpRequest, token: &str) -> HttpRequest {
+    let mut request = request.clone();
+    request
+        .headers
+        .retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
+    request
+        .headers
+        .push(("authorization".to_owned(), format!("Bearer {token}")));
+    request
 }

@@ -20,7 +20,7 @@ use super::acp::{StopReason, Update};
 use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
 use super::host::{Host, HostEvent, HttpRequest};
-use super::model::{run_step, StepError, StepSink};
+use super::model::{run_step, Reauth, StepError, StepSink};
 use super::modes::Mode;
 use super::session::{LiveSession, SessionError};
 use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
@@ -37,6 +37,8 @@ pub struct TurnSettings<'a> {
     pub endpoint: &'a ChatEndpoint,
     pub token: Option<&'a str>,
     pub team: Option<&'a str>,
+    /// Renews the credential after a 401 (a device login), once per step.
+    pub reauth: Option<&'a dyn Reauth>,
     pub model_info: Option<&'a ModelInfo>,
     pub workspace: Option<&'a WorkspaceInfo>,
     pub policy: ContextPolicy,
@@ -265,7 +267,15 @@ impl<H: Host> Turn<'_, H> {
                 host: self.host,
                 turn: self.turn_id,
             };
-            let completion = match run_step(self.host, self.cancel, &request, &mut sink).await {
+            let completion = match run_step(
+                self.host,
+                self.cancel,
+                &request,
+                self.settings.reauth,
+                &mut sink,
+            )
+            .await
+            {
                 Ok(completion) => completion,
                 Err(failure) => {
                     let error = match failure.error {

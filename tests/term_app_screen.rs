@@ -18,7 +18,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use fake_host::{text_reply, tool_reply, FakeHost, Reply};
-use fx_wasm::agent::host::ExecResult;
 use term_env::{Options, Term};
 
 fn term(host: &FakeHost) -> Term {
@@ -104,22 +103,8 @@ fn two_turns_with_tool_calls_are_both_shown() {
         .reply(text_reply(&["Found files."]))
         .reply(tool_reply("", &[("c2", "cat notes.txt")]))
         .reply(text_reply(&["It says hi."]));
-    host.state
-        .borrow_mut()
-        .exec_results
-        .push_back(ExecResult::Exited {
-            exit_code: 0,
-            stdout: "a.txt\nnotes.txt\n".into(),
-            stderr: String::new(),
-        });
-    host.state
-        .borrow_mut()
-        .exec_results
-        .push_back(ExecResult::Exited {
-            exit_code: 2,
-            stdout: String::new(),
-            stderr: "no such file\n".into(),
-        });
+    host.exec_exits(0, "a.txt\nnotes.txt\n", "")
+        .exec_exits(2, "", "no such file\n");
     let mut t = Term::start(
         &host,
         Options {
@@ -510,14 +495,7 @@ fn transcript_review_shows_full_command_output() {
     let host = FakeHost::new();
     host.reply(tool_reply("", &[("c1", "seq 5")]))
         .reply(text_reply(&["counted"]));
-    host.state
-        .borrow_mut()
-        .exec_results
-        .push_back(ExecResult::Exited {
-            exit_code: 0,
-            stdout: "1\n2\n3\n4\n5\n".into(),
-            stderr: String::new(),
-        });
+    host.exec_exits(0, "1\n2\n3\n4\n5\n", "");
     let mut t = Term::start(
         &host,
         Options {
@@ -807,14 +785,7 @@ fn turn_summary_shows_the_usage_the_gateway_reported() {
         .reply(text_reply(&[
             "A long answer that would be estimated higher than three tokens.",
         ]));
-    host.state
-        .borrow_mut()
-        .exec_results
-        .push_back(ExecResult::Exited {
-            exit_code: 0,
-            stdout: "a.txt\n".into(),
-            stderr: String::new(),
-        });
+    host.exec_exits(0, "a.txt\n", "");
     let mut t = Term::start(
         &host,
         Options {

@@ -134,6 +134,18 @@ impl FakeHost {
         self.state.borrow_mut().replies.push_back(reply);
         self
     }
+    /// Queues the outcome of the next workspace command: it exits with `exit_code`.
+    pub fn exec_exits(&self, exit_code: i32, stdout: &str, stderr: &str) -> &Self {
+        self.state
+            .borrow_mut()
+            .exec_results
+            .push_back(ExecResult::Exited {
+                exit_code,
+                stdout: stdout.into(),
+                stderr: stderr.into(),
+            });
+        self
+    }
     pub fn chat_requests(&self) -> Vec<serde_json::Value> {
         self.state
             .borrow()

@@ -1,0 +1,113 @@
+// The packed package in real consumer apps, one fresh app per way of building it: Vite (build and
+// dev server), webpack 5 + webpack-cli, Rollup 4 + @rollup/plugin-node-resolve, esbuild, a page
+// with no bundler and an import map, and Node importing the package by name. Each runs the
+// recipe of the package README as written, then an agent turn (fx-core.wasm) and a terminal turn
+// (fx-term.wasm) against a fake fetch, in Chromium or in Node.
+
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+
+import { cleanPacks, makeApp, readmeRecipe, runNode, runPage, serveDir } from './apps.mjs';
+
+after(cleanPacks);
+
+/** What every app must report: both turns answered, both artifacts fetched from the app. */
+function checkResult(result, origin) {
+  assert.deepEqual(result.agent, {
+    text: 'Hello from the agent.',
+    stopReason: 'end_turn',
+    stored: 'Hello from the agent.',
+  });
+  assert.ok(result.terminal.welcome, `the terminal started:\n${result.terminal.screen}`);
+  assert.ok(result.terminal.answered, `the terminal turn was answered:\n${result.terminal.screen}`);
+  assert.equal(result.terminal.exit, 0);
+  if (origin) {
+    assert.equal(new Set(result.wasm).size, 2, `two wasm files were fetched: ${result.wasm.join(', ')}`);
+    for (const url of result.wasm) assert.ok(url.startsWith(origin), `${url} comes from the app`);
+  }
+}
+
+/** Builds an app with the README's recipe for `heading`, serves `served` and runs its page. */
+async function buildAndRun(label, heading, { packages, script, served = '.' }) {
+  const recipe = await readmeRecipe(heading);
+  assert.ok(recipe.commands.length > 0, `the README gives commands for ${heading}`);
+  const app = await makeApp(label, { packages, script });
+  try {
+    await app.write(recipe.files);
+    for (const command of recipe.commands) await app.run(command);
+    const server = await serveDir(`${app.dir}/${served}`);
+    try {
+      const { result, errors } = await runPage(server.url);
+      checkResult(result, server.url);
+      assert.deepEqual(errors, []);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await app.remove();
+  }
+}
+
+describe('consumer apps of the packed package', () => {
+  test('Vite 8: vite build, the built page', () =>
+    buildAndRun('vite-build', 'Vite', {
+      packages: ['vite'],
+      script: 'type="module" src="/src/index.js"',
+      served: 'dist',
+    }));
+
+  test('Vite 8: the dev server', async () => {
+    const app = await makeApp('vite-dev', { packages: ['vite'], script: 'type="module" src="/src/index.js"' });
+    try {
+      const server = await app.start('npx vite --host 127.0.0.1 --port 0', /Local:\s+(http:\/\/127\.0\.0\.1:\d+\/)/);
+      try {
+        const { result, errors } = await runPage(server.match[1]);
+        checkResult(result, server.match[1]);
+        assert.deepEqual(errors, []);
+      } finally {
+        server.stop();
+      }
+    } finally {
+      await app.remove();
+    }
+  });
+
+  test('webpack 5 + webpack-cli', () =>
+    buildAndRun('webpack', 'webpack 5', { packages: ['webpack', 'webpack-cli'], script: 'src="dist/main.js"' }));
+
+  test('Rollup 4 + @rollup/plugin-node-resolve', () =>
+    buildAndRun('rollup', 'Rollup', {
+      packages: ['rollup', '@rollup/plugin-node-resolve'],
+      script: 'type="module" src="dist/index.js"',
+    }));
+
+  test('esbuild', () =>
+    buildAndRun('esbuild', 'esbuild', { packages: ['esbuild'], script: 'type="module" src="dist/index.js"' }));
+
+  test('no bundler: an import map', async () => {
+    const { html } = await readmeRecipe('No bundler');
+    assert.equal(html.length, 1, 'the README gives the page');
+    const app = await makeApp('importmap', { html: html[0] });
+    try {
+      const server = await serveDir(app.dir);
+      try {
+        const { result, errors } = await runPage(server.url);
+        checkResult(result, server.url);
+        assert.deepEqual(errors, []);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await app.remove();
+    }
+  });
+
+  test('Node: the package imported by name', async () => {
+    const app = await makeApp('node', { node: true });
+    try {
+      checkResult(await runNode(app));
+    } finally {
+      await app.remove();
+    }
+  });
+});

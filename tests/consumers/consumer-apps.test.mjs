@@ -5,6 +5,8 @@
 // (fx-term.wasm) against a fake fetch, in Chromium or in Node.
 
 import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { cleanPacks, makeApp, readmeRecipe, runNode, runPage, serveDir } from './apps.mjs';
@@ -27,14 +29,28 @@ function checkResult(result, origin) {
   }
 }
 
+const NODE_IMPORT = /\bimport\s*\(\s*["'`]node:|\bfrom\s*["'`]node:|\brequire\s*\(\s*["'`]node:/;
+
+/** A browser bundle must not import a `node:` module, even one it never runs. */
+async function assertNoNodeImports(dir) {
+  const files = (await readdir(dir, { recursive: true })).filter((f) => /\.m?js$/.test(f) && !f.startsWith('node_modules'));
+  assert.ok(files.length > 0, `the build wrote JavaScript into ${dir}`);
+  for (const file of files) {
+    const text = await readFile(join(dir, file), 'utf8');
+    const found = text.match(NODE_IMPORT);
+    assert.equal(found && text.slice(found.index, found.index + 40), null, `${file} imports a node: module`);
+  }
+}
+
 /** Builds an app with the README's recipe for `heading`, serves `served` and runs its page. */
-async function buildAndRun(label, heading, { packages, script, served = '.' }) {
+async function buildAndRun(label, heading, { packages, script, served = '.', output = 'dist' }) {
   const recipe = await readmeRecipe(heading);
   assert.ok(recipe.commands.length > 0, `the README gives commands for ${heading}`);
   const app = await makeApp(label, { packages, script });
   try {
     await app.write(recipe.files);
     for (const command of recipe.commands) await app.run(command);
+    await assertNoNodeImports(join(app.dir, output));
     const server = await serveDir(`${app.dir}/${served}`);
     try {
       const { result, errors } = await runPage(server.url);

@@ -73,7 +73,11 @@ function parseLocation(name, source) {
 
 async function readLocal(name, location) {
   const read = fileReader();
-  if (!read) throw loadError(`${name}.wasm: ${location} is a file URL, which only Node can read; pass the URL it is served at`);
+  if (!read) {
+    throw loadError(
+      `${name}.wasm: ${location} is a file: URL and this runtime reads no files (Node does, through the package's node entry); pass the bytes or the URL it is served at`,
+    );
+  }
   try {
     return await read(location);
   } catch (error) {

@@ -28,6 +28,13 @@ for (const engine of ENGINES) {
       }`);
     }
 
+    test('the page runs in the engine it names (user agent in the diagnostics)', (t) => {
+      const expected = { chromium: /Chrome\/\d+/, firefox: /Gecko\/\d+ Firefox\/\d+/, webkit: /AppleWebKit\/[\d.]+ \(KHTML, like Gecko\) Version\/[\d.]+ Safari/ };
+      assert.match(browser.userAgent, expected[engine]);
+      if (engine === 'webkit') assert.doesNotMatch(browser.userAgent, /Chrome/);
+      t.diagnostic(`${engine}: ${browser.userAgent}`);
+    });
+
     test('a streamed text turn, stored in the session store', async () => {
       const value = await check(async ({ fx, support }) => {
         const net = support.fakeFetch([{ events: support.textEvents('Hel', 'lo ', 'from ', 'the page') }]);

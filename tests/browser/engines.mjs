@@ -62,39 +62,44 @@ function withHelpers(page) {
   });
 }
 
-// ---- Chromium (playwright-core) ----
+// ---- Chromium (playwright-core) and Firefox (puppeteer-core over WebDriver BiDi) ----
 
-async function launchChromiumEngine() {
-  const { context, close } = await launchChromium();
-  const wrap = (raw) => {
-    const errors = [];
-    raw.setDefaultTimeout(15_000);
-    raw.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-    raw.on('console', (message) => {
-      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
-    });
-    return withHelpers({
-      engine: 'chromium',
-      goto: (url) => raw.goto(url),
-      reload: () => raw.reload(),
-      evaluate: async (fn, arg) => unwrap('chromium', await raw.evaluate(expression(fn, arg))),
-      errors: async () => [...errors],
-      screenshot: (path) => raw.screenshot({ path }),
-      close: () => raw.close(),
-    });
-  };
-  let first = context.pages()[0] ?? null;
-  return {
-    async newPage() {
-      const page = first ?? (await context.newPage());
-      first = null;
-      return wrap(page);
-    },
-    close,
+/**
+ * A page of a driver with error events and a `path` screenshot option (playwright-core and
+ * puppeteer-core agree on this much).
+ */
+function eventPage(engine, raw) {
+  const errors = [];
+  raw.setDefaultTimeout(15_000);
+  raw.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  raw.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  return withHelpers({
+    engine,
+    goto: (url) => raw.goto(url),
+    reload: () => raw.reload(),
+    evaluate: async (fn, arg) => unwrap(engine, await raw.evaluate(expression(fn, arg))),
+    errors: async () => [...errors],
+    screenshot: (path) => raw.screenshot({ path }),
+    close: () => raw.close(),
+  });
+}
+
+/** `newPage()` that first gives the tab the browser opened with. */
+function pages(engine, first, open) {
+  let initial = first;
+  return async () => {
+    const raw = initial ?? (await open());
+    initial = null;
+    return eventPage(engine, raw);
   };
 }
 
-// ---- Firefox (puppeteer-core over WebDriver BiDi) ----
+async function launchChromiumEngine() {
+  const { context, close } = await launchChromium();
+  return { newPage: pages('chromium', context.pages()[0] ?? null, () => context.newPage()), close };
+}
 
 async function launchFirefoxEngine() {
   const { default: puppeteer } = await import('puppeteer-core');
@@ -106,30 +111,8 @@ async function launchFirefoxEngine() {
     userDataDir: profile,
     protocolTimeout: 60_000,
   });
-  const wrap = (raw) => {
-    const errors = [];
-    raw.setDefaultTimeout(15_000);
-    raw.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-    raw.on('console', (message) => {
-      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
-    });
-    return withHelpers({
-      engine: 'firefox',
-      goto: (url) => raw.goto(url),
-      reload: () => raw.reload(),
-      evaluate: async (fn, arg) => unwrap('firefox', await raw.evaluate(expression(fn, arg))),
-      errors: async () => [...errors],
-      screenshot: (path) => raw.screenshot({ path }),
-      close: () => raw.close(),
-    });
-  };
-  let first = (await browser.pages())[0] ?? null;
   return {
-    async newPage() {
-      const page = first ?? (await browser.newPage());
-      first = null;
-      return wrap(page);
-    },
+    newPage: pages('firefox', (await browser.pages())[0] ?? null, () => browser.newPage()),
     async close() {
       await browser.close();
       await rm(profile, { recursive: true, force: true });

@@ -50,11 +50,12 @@ export async function readmeRecipe(heading) {
   const rest = bundlers.slice(start + 1);
   const end = rest.search(/\n##+ /);
   const section = end < 0 ? rest : rest.slice(0, end);
-  const recipe = { commands: [], files: {}, html: [] };
+  const recipe = { commands: [], files: {}, html: [], snippets: [] };
   for (const [, lang, body] of section.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
     if (lang === 'sh') recipe.commands.push(...body.split('\n').filter((line) => line.trim() && !line.startsWith('#')));
     const named = body.match(/^\/\/ ([\w.-]+)\n/);
     if (lang === 'js' && named) recipe.files[named[1]] = body.slice(named[0].length);
+    else if (lang === 'js') recipe.snippets.push(body);
     if (lang === 'html') recipe.html.push(body);
   }
   return recipe;
@@ -146,7 +147,10 @@ export async function makeApp(label, { packages = [], script, html, node = false
       return startProcess(command, ready, { cwd: dir, env });
     },
     async write(files) {
-      for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+      for (const [name, text] of Object.entries(files)) {
+        await mkdir(dirname(join(dir, name)), { recursive: true });
+        await writeFile(join(dir, name), text);
+      }
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };

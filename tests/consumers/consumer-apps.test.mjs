@@ -42,6 +42,18 @@ async function assertNoNodeImports(dir) {
   }
 }
 
+/** Serves `dir`, runs the app's page in Chromium and checks what it reports. */
+async function servePage(dir) {
+  const server = await serveDir(dir);
+  try {
+    const { result, errors } = await runPage(server.url);
+    checkResult(result, server.url);
+    assert.deepEqual(errors, []);
+  } finally {
+    await server.close();
+  }
+}
+
 /** Builds an app with the README's recipe for `heading`, serves `served` and runs its page. */
 async function buildAndRun(label, heading, { packages, script, served = '.', output = 'dist' }) {
   const recipe = await readmeRecipe(heading);
@@ -51,14 +63,7 @@ async function buildAndRun(label, heading, { packages, script, served = '.', out
     await app.write(recipe.files);
     for (const command of recipe.commands) await app.run(command);
     await assertNoNodeImports(join(app.dir, output));
-    const server = await serveDir(`${app.dir}/${served}`);
-    try {
-      const { result, errors } = await runPage(server.url);
-      checkResult(result, server.url);
-      assert.deepEqual(errors, []);
-    } finally {
-      await server.close();
-    }
+    await servePage(join(app.dir, served));
   } finally {
     await app.remove();
   }
@@ -88,6 +93,22 @@ describe('consumer apps of the packed package', () => {
     }
   });
 
+  test('Vite 8: the ?url imports the README gives, passed to setWasm', async () => {
+    const { snippets } = await readmeRecipe('Vite');
+    const snippet = snippets.find((text) => text.includes('?url'));
+    assert.ok(snippet, 'the README shows the ?url imports');
+    const app = await makeApp('vite-url', { packages: ['vite'], script: 'type="module" src="/src/entry.js"' });
+    try {
+      // The README's lines first, then the app (a dynamic import, so setWasm runs before it).
+      await app.write({ 'src/entry.js': `${snippet}\nawait import('./index.js');\n` });
+      await app.run('npx vite build');
+      await assertNoNodeImports(join(app.dir, 'dist'));
+      await servePage(join(app.dir, 'dist'));
+    } finally {
+      await app.remove();
+    }
+  });
+
   test('webpack 5 + webpack-cli', () =>
     buildAndRun('webpack', 'webpack 5', { packages: ['webpack', 'webpack-cli'], script: 'src="dist/main.js"' }));
 
@@ -105,14 +126,7 @@ describe('consumer apps of the packed package', () => {
     assert.equal(html.length, 1, 'the README gives the page');
     const app = await makeApp('importmap', { html: html[0] });
     try {
-      const server = await serveDir(app.dir);
-      try {
-        const { result, errors } = await runPage(server.url);
-        checkResult(result, server.url);
-        assert.deepEqual(errors, []);
-      } finally {
-        await server.close();
-      }
+      await servePage(app.dir);
     } finally {
       await app.remove();
     }

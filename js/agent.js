@@ -4,7 +4,7 @@
 
 import { codedError, memorySessionStore } from './memory-stores.js';
 import { makeHost, normalizeEnv } from './host.js';
-import { loadWasmModule } from './wasm.js';
+import { loadCore } from './load-core.js';
 
 const CLOSING = 'fx agent is closing';
 /** How long a new session waits for the model catalog before it goes on without it. */
@@ -48,7 +48,7 @@ export async function createFxAgent(options = {}) {
   events.emit('runtime.start', {});
   let core;
   try {
-    const glue = await loadWasmModule('fx-core', options.wasm);
+    const glue = await loadCore(options.wasm);
     core = new glue.AgentCore(host, host.config());
   } catch (error) {
     // A failed start leaves nothing running: the core (if made) is shut down and freed.

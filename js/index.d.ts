@@ -14,20 +14,36 @@ export type WasmSource =
   | WebAssembly.Module
   | Promise<string | URL | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module>;
 
+/** Where each artifact comes from, for {@link setWasm}: `core` is `fx-core.wasm`, `term` `fx-term.wasm`. */
+export interface WasmSources {
+  core?: WasmSource;
+  term?: WasmSource;
+}
+
 /**
- * Sets where `fx-core.wasm` is loaded from. By default it is the file next to this module
- * (fetched in browsers, read from disk in Node). Call before the first session function; once
- * loaded, the module stays.
+ * Sets where the artifacts are loaded from: a source alone is `fx-core.wasm`'s (the agent and the
+ * session functions); `{ core, term }` sets either or both (`term` is `fx-term.wasm`, the
+ * terminal's). By default each is the file next to the module that loads it
+ * (`new URL('./fx-core.wasm', import.meta.url)`: fetched in browsers, read from disk in Node,
+ * emitted by bundlers that see that form). A factory's `wasm` option wins over this. Call before
+ * the first load; once loaded, an artifact stays.
  *
- * @throws {TypeError} when `source` is not one of the {@link WasmSource} forms.
+ * A source that cannot be fetched or read, or that is not WebAssembly, rejects the first call
+ * that needs it with an {@link FxError} of code `FX_WASM_LOAD_FAILED`.
+ *
+ * @throws {TypeError} when `source` is not one of the {@link WasmSource} forms (or an object
+ *   with keys other than `core` and `term`).
  */
-export function setWasm(source: WasmSource): void;
+export function setWasm(source: WasmSource | WasmSources): void;
 
 /** An error raised by fx. `code` is stable and meant for branching; `message` is for people. */
 export interface FxError extends Error {
   name: 'FxError';
-  /** `FX_SESSION_INVALID` when session bytes or a session directory cannot be loaded. */
-  code: 'FX_SESSION_INVALID' | (string & {});
+  /**
+   * `FX_SESSION_INVALID` when session bytes or a session directory cannot be loaded;
+   * `FX_WASM_LOAD_FAILED` when a wasm artifact cannot be fetched or is not WebAssembly.
+   */
+  code: 'FX_SESSION_INVALID' | 'FX_WASM_LOAD_FAILED' | (string & {});
 }
 
 /** The model preferences a session carries. */
@@ -584,7 +600,10 @@ export interface FxAgentOptions {
   onPermission?: PermissionHandler;
   /** Diagnostics; a throwing listener is ignored. */
   onEvent?: (event: FxAgentEvent) => void;
-  /** Where `fx-core.wasm` comes from (default: next to this module). The first load wins. */
+  /**
+   * Where `fx-core.wasm` comes from (default: what {@link setWasm} set, else the file next to
+   * the package's modules). The first load wins.
+   */
   wasm?: WasmSource;
 }
 
@@ -604,6 +623,7 @@ export interface FxAgentError extends Error {
     | 'FX_EMPTY_PROMPT'
     | 'FX_PROMPT_IN_PROGRESS'
     | 'FX_AGENT_CLOSED'
+    | 'FX_WASM_LOAD_FAILED'
     | (string & {});
 }
 
@@ -699,6 +719,10 @@ export interface TerminalAdapter {
 
 export interface FxTerminalOptions {
   terminal: TerminalAdapter;
+  /**
+   * Where `fx-term.wasm` comes from (default: what {@link setWasm} set as `term`, else the file
+   * next to the package's modules). The first load wins.
+   */
   wasm?: WasmSource;
   /** `["--resume", "last"]` or `["--resume", "<session id>"]`. */
   args?: string[];

@@ -1,7 +1,8 @@
 // fx-wasm: the fx coding agent as a WebAssembly SDK. This entry exposes the session functions;
 // fx-core.wasm is fetched and compiled on first use, never on import.
 
-import { assertWasmSource, loadWasmModule } from './wasm.js';
+import { loadCore } from './load-core.js';
+import { WASM_SOURCE_ERROR, assertWasmSource, configureWasm } from './wasm.js';
 
 export { createFxAgent } from './agent.js';
 export { createFxTerminal } from './terminal.js';
@@ -16,20 +17,25 @@ export { indexedDbOAuthSessionStore } from './stores/indexeddb-oauth-store.js';
 export { indexedDbSessionStore } from './stores/indexeddb-session-store.js';
 export { localStorageConfigStore, localStoragePromptHistoryStore } from './stores/localstorage-stores.js';
 
-let coreSource;
-
 /**
- * Sets where `fx-core.wasm` comes from (URL string, `URL`, `Response`, `ArrayBuffer`, typed
- * array, `WebAssembly.Module`, or a Promise of one). Call it before the first session function;
- * once the module is loaded, later calls have no effect on it.
+ * Sets where the artifacts come from: `setWasm(source)` for `fx-core.wasm`, or
+ * `setWasm({ core, term })` for either or both (`term` is `fx-term.wasm`, the terminal's). A
+ * source is a URL string, `URL`, `Response`, `ArrayBuffer`, typed array, `WebAssembly.Module`, or
+ * a Promise of one. A factory's own `wasm` option wins over it. Call it before the first load;
+ * once an artifact is loaded, later calls have no effect on it.
  */
 export function setWasm(source) {
-  assertWasmSource(source);
-  coreSource = source;
-}
-
-function loadCore() {
-  return loadWasmModule('fx-core', coreSource);
+  if (typeof source === 'object' && source !== null && Object.getPrototypeOf(source) === Object.prototype) {
+    const keys = Object.keys(source);
+    if (keys.length === 0 || keys.some((key) => key !== 'core' && key !== 'term')) {
+      throw new TypeError(`${WASM_SOURCE_ERROR}, or an object { core, term } of them (got { ${keys.join(', ')} })`);
+    }
+    for (const key of keys) if (source[key] !== undefined) assertWasmSource(source[key]);
+    if (source.core !== undefined) configureWasm('fx-core', source.core);
+    if (source.term !== undefined) configureWasm('fx-term', source.term);
+    return;
+  }
+  configureWasm('fx-core', source);
 }
 
 function isUint8Array(value) {

@@ -4,7 +4,7 @@
 
 import { memorySessionStore } from './memory-stores.js';
 import { makeHost, normalizeEnv } from './host.js';
-import { loadWasmModule } from './wasm.js';
+import { loadTerm } from './load-term.js';
 
 /** How long the core waits after the last resize before it re-wraps. */
 const RESIZE_DEBOUNCE_MS = 100;
@@ -131,7 +131,7 @@ export async function createFxTerminal(options) {
   const interruptKey = options.interruptKey === null || options.interruptKey === undefined ? '\x03' : options.interruptKey;
 
   emit('runtime.start', { surface: 'terminal' });
-  const glue = await loadWasmModule('fx-term', options.wasm);
+  const glue = await loadTerm(options.wasm);
 
   let finished = false;
   let released = false;

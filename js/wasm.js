@@ -1,49 +1,40 @@
-// Loading fx's WebAssembly artifacts: the default location next to this module, and every form
-// a host may pass as a `wasm` source. Shared by the session functions and the factories.
+// Loading fx's WebAssembly artifacts: the `wasm` source forms a host may pass, what `setWasm`
+// configured, one instance per artifact, and a clear error when what arrives is not WebAssembly.
+//
+// No default location lives here: each artifact's loader (load-core.js, load-term.js) names its
+// file with a literal `new URL('./fx-….wasm', import.meta.url)`, the form bundlers detect and
+// emit. Nothing here imports a `node:` module either: Node's file reading comes from the
+// package's `node` entry (node.js) through `setFileReader`, so a browser bundle never sees one.
 
-const WASM_SOURCE_ERROR =
+export const WASM_SOURCE_ERROR =
   'wasm must be a URL, Response, ArrayBuffer, typed array, WebAssembly.Module, or a Promise of one';
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+let readFile = null;
 
-/** Reads a `file:` URL in Node; other URLs are fetched by the glue. */
-async function readFileUrl(url) {
-  const { readFile } = await import('node:fs/promises');
-  return readFile(url);
+/**
+ * Installs the function that reads a `file:` URL or a filesystem path (Node's `readFile`).
+ * Called once by the package's Node entry.
+ */
+export function setFileReader(reader) {
+  readFile = reader;
+}
+
+/** The file reader: the one the Node entry installed, else Node's own when the runtime has one. */
+function fileReader() {
+  if (readFile) return readFile;
+  // A Node-like runtime that resolved the browser entry (a test runner with a DOM environment,
+  // an import by path) still reads files, without a `node:` import a bundler would follow.
+  const fs = globalThis.process?.getBuiltinModule?.('fs/promises');
+  return typeof fs?.readFile === 'function' ? fs.readFile : null;
 }
 
 function isUrlLike(value) {
   return typeof value === 'string' || value instanceof URL;
 }
 
-/**
- * Turns a host-supplied `wasm` source into something wasm-bindgen's init accepts
- * (a `Response`, `BufferSource`, `WebAssembly.Module`, or a non-`file:` URL it fetches).
- * Throws a `TypeError` for anything else.
- */
-export async function resolveWasmSource(source) {
-  if (source instanceof Promise) source = await source;
-  if (source instanceof WebAssembly.Module) return source;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
-  if (typeof Response === 'function' && source instanceof Response) return source;
-  if (isUrlLike(source)) {
-    let url;
-    try {
-      url = new URL(source, isNode ? undefined : globalThis.location?.href);
-    } catch {
-      // A relative or absolute path: only meaningful in Node.
-      if (!isNode) throw new TypeError(`wasm URL cannot be parsed: ${String(source)}`);
-      const { pathToFileURL } = await import('node:url');
-      url = pathToFileURL(String(source));
-    }
-    return url.protocol === 'file:' ? readFileUrl(url) : url;
-  }
-  throw new TypeError(WASM_SOURCE_ERROR);
-}
-
-/** The default source of an artifact shipped next to this module (`fx-core.wasm`, ...). */
-export function defaultWasmUrl(fileName) {
-  return new URL(fileName, import.meta.url);
+function isResponse(value) {
+  return typeof Response === 'function' && value instanceof Response;
 }
 
 /** Checks a `wasm` source's type synchronously, so setters can throw right away. */
@@ -53,24 +44,121 @@ export function assertWasmSource(source) {
     source instanceof WebAssembly.Module ||
     source instanceof ArrayBuffer ||
     ArrayBuffer.isView(source) ||
-    (typeof Response === 'function' && source instanceof Response) ||
+    isResponse(source) ||
     isUrlLike(source);
   if (!ok) throw new TypeError(WASM_SOURCE_ERROR);
 }
 
-const loaded = new Map();
+/** An `Error` named `FxError` with code `FX_WASM_LOAD_FAILED`. */
+function loadError(message, cause) {
+  const error = new Error(message, cause === undefined ? undefined : { cause });
+  error.name = 'FxError';
+  error.code = 'FX_WASM_LOAD_FAILED';
+  return error;
+}
+
+const BUNDLER_HINT =
+  'the file is not where the page looks for it: serve it there, or pass its URL (see "Bundlers" in the fx-wasm README)';
+
+/** Parses a URL-like source: against the page in browsers; a non-URL string in Node is a path. */
+function parseLocation(name, source) {
+  const base = typeof globalThis.location?.href === 'string' ? globalThis.location.href : undefined;
+  try {
+    return new URL(source, base);
+  } catch {
+    if (typeof source === 'string' && fileReader()) return null;
+    throw new TypeError(`${name}.wasm: the URL ${JSON.stringify(String(source))} cannot be parsed`);
+  }
+}
+
+async function readLocal(name, location) {
+  const read = fileReader();
+  if (!read) {
+    throw loadError(
+      `${name}.wasm: ${location} is a file: URL and this runtime reads no files (Node does, through the package's node entry); pass the bytes or the URL it is served at`,
+    );
+  }
+  try {
+    return await read(location);
+  } catch (error) {
+    throw loadError(`${name}.wasm could not be read from ${location}: ${error?.message ?? error}`, error);
+  }
+}
+
+async function fetchWasm(name, url) {
+  try {
+    return await fetch(url);
+  } catch (error) {
+    throw loadError(`${name}.wasm could not be fetched from ${url}: ${error?.message ?? error}`, error);
+  }
+}
 
 /**
- * Loads and initializes one artifact's glue (`fx-core` or `fx-term`) once per page. The first
- * caller's `source` wins (the glue holds one instance); a failed load is retried next time.
+ * Checks a fetched (or host-supplied) response: a failed status or a body that is not
+ * WebAssembly (a bundler's index page in place of a missing asset) is a coded error naming the
+ * URL. Resolves to something the glue instantiates: the response itself when it can stream.
  */
-export function loadWasmModule(name, source) {
+async function checkResponse(name, response) {
+  const where = response.url || 'the given Response';
+  if (!response.ok) {
+    throw loadError(`${name}.wasm could not be loaded from ${where}: HTTP ${response.status}; ${BUNDLER_HINT}`);
+  }
+  const type = response.headers.get('content-type') ?? '';
+  if (/^application\/wasm\b/i.test(type) && typeof WebAssembly.instantiateStreaming === 'function') {
+    return response;
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (!WASM_MAGIC.every((byte, i) => bytes[i] === byte)) {
+    const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ').trim();
+    throw loadError(
+      `${name}.wasm from ${where} is not WebAssembly (${type || 'no content type'}, starts ${JSON.stringify(start)}); ${BUNDLER_HINT}`,
+    );
+  }
+  return bytes;
+}
+
+/**
+ * Turns a `wasm` source into what wasm-bindgen's init accepts: a `WebAssembly.Module`, bytes, or
+ * a checked `Response`. URLs are fetched here (`file:` URLs and paths read in Node), never by
+ * the glue. Throws a `TypeError` for a source of the wrong type.
+ */
+export async function resolveWasmSource(source, name = 'fx-core') {
+  if (source instanceof Promise) source = await source;
+  if (source instanceof WebAssembly.Module) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+  if (isResponse(source)) return checkResponse(name, source);
+  if (isUrlLike(source)) {
+    const url = parseLocation(name, source);
+    if (url === null) return readLocal(name, String(source));
+    if (url.protocol === 'file:') return readLocal(name, url);
+    return checkResponse(name, await fetchWasm(name, url));
+  }
+  throw new TypeError(WASM_SOURCE_ERROR);
+}
+
+const configured = new Map();
+const loaded = new Map();
+
+/** Records where an artifact (`fx-core`, `fx-term`) comes from unless a load names a source. */
+export function configureWasm(name, source) {
+  assertWasmSource(source);
+  configured.set(name, source);
+}
+
+/**
+ * Loads and initializes one artifact once per page. `artifact` is `{ name, glue, location }`:
+ * `glue()` imports its wasm-bindgen module, `location()` gives the default URL. The source is
+ * the one passed, else the configured one, else the default; the first load wins (the glue holds
+ * one instance), and a failed load is retried on the next call.
+ */
+export function loadArtifact(artifact, source) {
   if (source !== undefined) assertWasmSource(source);
+  const { name } = artifact;
   let promise = loaded.get(name);
   if (!promise) {
     promise = (async () => {
-      const glue = name === 'fx-term' ? await import('./fx-term.js') : await import('./fx-core.js');
-      const module_or_path = await resolveWasmSource(source ?? defaultWasmUrl(`${name}.wasm`));
+      const chosen = source ?? configured.get(name) ?? artifact.location();
+      const [glue, module_or_path] = await Promise.all([artifact.glue(), resolveWasmSource(chosen, name)]);
       await glue.default({ module_or_path });
       return glue;
     })();

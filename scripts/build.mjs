@@ -2,11 +2,16 @@
 // with it), their wasm-bindgen glue, wasm-opt -Oz, the JS entry from js/ and the package files
 // from pkg-template/. Prints each artifact's size and fails past the budget in size-budget.json.
 //
-// Usage: node scripts/build.mjs [--no-opt]
+// An artifact is rebuilt only when its inputs changed: a stamp in target/fx-build/ holds a hash
+// of the crate's sources, Cargo.toml, Cargo.lock, the features, this script, RUSTFLAGS and the
+// versions of rustc, wasm-bindgen and wasm-opt. `--force` rebuilds regardless.
+//
+// Usage: node scripts/build.mjs [--no-opt] [--force]
 
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -15,6 +20,7 @@ const pkg = join(root, 'pkg');
 const target = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
 const work = join(target, 'fx-build');
 const optimize = !process.argv.includes('--no-opt');
+const force = process.argv.includes('--force');
 
 // The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
 // them all or it refuses the module.
@@ -28,6 +34,7 @@ const WASM_FEATURES = [
 ];
 
 const STRIP = ['--strip-debug', '--strip-producers', '--strip-target-features'];
+const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
 
 const ARTIFACTS = [
   { name: 'fx-core', cargoArgs: [] },
@@ -77,18 +84,74 @@ async function buildArtifact({ name, cargoArgs }) {
 
   const out = join(work, name);
   await rm(out, { recursive: true, force: true });
-  run('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out, '--out-name', name, raw]);
+  // No default module path in the glue: js/load-*.js names the file (and bundlers must not see
+  // the glue's `<name>_bg.wasm`, which the package does not ship).
+  run('wasm-bindgen', [
+    '--target', 'web', '--no-typescript', '--omit-default-module-path',
+    '--out-dir', out, '--out-name', name, raw,
+  ]);
 
-  await cp(join(out, `${name}.js`), join(pkg, `${name}.js`));
   const bindgenWasm = join(out, `${name}_bg.wasm`);
-  const file = join(pkg, `${name}.wasm`);
+  const file = join(work, `${name}.wasm`);
   if (optimize) {
-    const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
     run(wasmOpt, ['-Oz', ...WASM_FEATURES, ...STRIP, bindgenWasm, '-o', file]);
   } else {
     await cp(bindgenWasm, file);
   }
-  return { raw: (await stat(bindgenWasm)).size, file };
+}
+
+/** The files of a directory tree, sorted, as paths relative to the repository root. */
+async function treeFiles(dir) {
+  const entries = await readdir(join(root, dir), { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath ?? entry.path, entry.name)))
+    .sort();
+}
+
+/** What an artifact is built from, hashed: when it is unchanged, so is the artifact. */
+async function inputsHash({ name, cargoArgs }, tools) {
+  const hash = createHash('sha256');
+  const add = (label, value) => hash.update(`${label}\0${value.length}\0`).update(value);
+  add('artifact', JSON.stringify({ name, cargoArgs, optimize, WASM_FEATURES, STRIP }));
+  add('tools', tools);
+  add('env', JSON.stringify([process.env.RUSTFLAGS ?? '', process.env.CARGO_ENCODED_RUSTFLAGS ?? '']));
+  const files = ['Cargo.toml', 'Cargo.lock', 'scripts/build.mjs', ...(await treeFiles('src'))];
+  for (const file of files) add(file, await readFile(join(root, file)));
+  return hash.digest('hex');
+}
+
+/** The versions of the tools an artifact goes through, as one string. */
+async function toolVersions() {
+  const rustc = execFileSync('rustc', ['-vV'], { encoding: 'utf8' });
+  const bindgen = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' });
+  const binaryen = JSON.parse(await readFile(join(root, 'node_modules', 'binaryen', 'package.json'), 'utf8'));
+  return `${rustc}\n${bindgen}\nbinaryen ${binaryen.version}`;
+}
+
+async function exists(path) {
+  return stat(path).then(() => true, () => false);
+}
+
+/** Builds an artifact into target/fx-build/ unless its stamp says it is up to date. */
+async function ensureArtifact(artifact, tools) {
+  const { name } = artifact;
+  const stampFile = join(work, `${name}.stamp`);
+  const outputs = [join(work, `${name}.wasm`), join(work, name, `${name}.js`), join(work, name, `${name}_bg.wasm`)];
+  const want = await inputsHash(artifact, tools);
+  const have = await readFile(stampFile, 'utf8').catch(() => '');
+  const present = (await Promise.all(outputs.map(exists))).every(Boolean);
+  if (!force && have === want && present) {
+    console.log(`${name}: up to date (inputs unchanged)`);
+  } else {
+    await rm(stampFile, { force: true });
+    await buildArtifact(artifact);
+    await writeFile(stampFile, want);
+  }
+  const [file, glue, bindgenWasm] = outputs;
+  await cp(glue, join(pkg, `${name}.js`));
+  await cp(file, join(pkg, `${name}.wasm`));
+  return { raw: (await stat(bindgenWasm)).size, file: join(pkg, `${name}.wasm`) };
 }
 
 async function main() {
@@ -97,9 +160,10 @@ async function main() {
   await mkdir(pkg, { recursive: true });
   await mkdir(work, { recursive: true });
 
+  const tools = await toolVersions();
   const built = [];
   for (const artifact of ARTIFACTS) {
-    built.push({ name: `${artifact.name}.wasm`, ...(await buildArtifact(artifact)) });
+    built.push({ name: `${artifact.name}.wasm`, ...(await ensureArtifact(artifact, tools)) });
   }
 
   for (const dir of ['pkg-template', 'js']) {

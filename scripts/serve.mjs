@@ -1,5 +1,6 @@
 // A tiny static file server for development and the browser tests. Binds 127.0.0.1 only and
-// serves pkg/, examples/ and tests/ from the repository root with correct MIME types. A directory
+// serves pkg/, examples/, tests/ and xterm.js (node_modules/@xterm/xterm/) from the repository
+// root with correct MIME types. A directory
 // without index.html, requested with `Accept: application/json`, is listed as JSON.
 //
 // Usage: node scripts/serve.mjs [port]   (default 8787; 0 picks a free port)
@@ -11,13 +12,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sendText, serveStatic } from '../examples/dev-gateway/static.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVED = ['pkg', 'examples', 'tests'];
+const SERVED = ['pkg', 'examples', 'tests', join('node_modules', '@xterm', 'xterm')];
 
 /** The file for a URL path under one of SERVED, or null. */
 function resolve(path) {
   const rel = normalize(path).replace(/^[/\\]+/, '');
-  const top = rel.split(sep)[0];
-  if (!SERVED.includes(top) || rel.split(sep).includes('..')) return null;
+  const parts = rel.split(sep);
+  if (parts.includes('..') || !SERVED.some((dir) => rel === dir || rel.startsWith(`${dir}${sep}`))) return null;
   return join(root, rel);
 }
 

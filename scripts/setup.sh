@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent set-up for building and testing fx-wasm on a Debian machine: the wasm32 rustup
-# target, wasm-bindgen-cli at the version Cargo.toml pins, npm dev dependencies, and Debian's
-# Chromium for the browser tests. Each step is skipped when already done. Never downloads a
-# browser or a prebuilt toolchain.
+# target, wasm-bindgen-cli at the version Cargo.toml pins, npm dev dependencies (the bundlers of
+# the consumer-app tests among them), and from Debian's packages the browsers of the browser
+# tests: Chromium, Firefox ESR, and WebKitGTK's WebDriver + MiniBrowser with Xvfb. Each step is
+# skipped when already done. Never downloads a browser or a prebuilt toolchain.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,11 +42,18 @@ if [ ! -d node_modules ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_s
   echo "$lock_sum" >"$stamp"
 fi
 
-# 4. Chromium from Debian's packages, for the browser tests.
-if [ ! -x /usr/bin/chromium ]; then
-  say "installing chromium from Debian's packages"
+# 4. The browsers, from Debian's packages: each package is installed only when its program is
+#    missing, all in one apt-get run.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
+[ -x /usr/bin/WebKitWebDriver ] || missing+=(webkit2gtk-driver)
+[ -x /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser ] || missing+=(libwebkit2gtk-4.1-0)
+command -v Xvfb >/dev/null || missing+=(xvfb)
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing from Debian's packages: ${missing[*]}"
   as_root apt-get update
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 fi
 
 say "ready"

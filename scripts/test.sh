@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Every test of fx-wasm, in four layers: (a) Rust checks and native tests, (b) wasm-bindgen-test
-# under Node, (c) node:test suites against the built pkg/, (d) Chromium tests. Runs every layer,
-# exits non-zero if anything failed, and ends with node's test summary.
+# Every test of fx-wasm, in five layers: (a) Rust checks and native tests, (b) wasm-bindgen-test
+# under Node, (c) node:test suites against the built pkg/, (d) consumer apps of the packed
+# package (Vite, webpack, Rollup, esbuild, an import map, Node), (e) the browser suites in
+# Chromium, Firefox and WebKit. Runs every layer, exits non-zero if anything failed, and ends
+# with node's test summary.
+#
+#   FX_ENGINES=chromium          the browser layer in fewer engines (default: all three)
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,7 +60,14 @@ if [ ${#failed[@]} -gt 0 ]; then
   printf '\n==== failed so far: %s\n' "$(IFS=';'; echo "${failed[*]}")"
 fi
 
-layer "d: Chromium (playwright-core, /usr/bin/chromium)"
+layer "d: consumer apps of the packed package (Chromium, Node)"
+step "node --test tests/consumers" node --test tests/consumers/*.test.mjs
+
+if [ ${#failed[@]} -gt 0 ]; then
+  printf '\n==== failed so far: %s\n' "$(IFS=';'; echo "${failed[*]}")"
+fi
+
+layer "e: browsers (${FX_ENGINES:-chromium,firefox,webkit}: Debian's Chromium, Firefox ESR, WebKitGTK)"
 # Not through step(): nothing may print after node's summary.
 printf -- '---- node --test tests/browser\n'
 node --test tests/browser/*.test.mjs || failed+=("node --test tests/browser")

@@ -1,26 +1,11 @@
-// createFxAgent on indexedDbSessionStore in two Chromium tabs: turns are stored in IndexedDB,
-// a reload opens them again, and when both tabs continue one session the second writer's commit
-// conflicts in the store and becomes a fork: both histories survive.
+// createFxAgent on indexedDbSessionStore in two tabs of Chromium, Firefox and WebKit: turns are
+// stored in IndexedDB, a reload opens them again, and when both tabs continue one session the
+// second writer's commit conflicts in the store and becomes a fork: both histories survive.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 
-import { openBrowser } from './chromium.mjs';
-
-let browser;
-let tabB;
-
-before(async () => {
-  browser = await openBrowser();
-  await browser.page.goto(`${browser.url}tests/browser/harness.html`);
-  tabB = await browser.page.context().newPage();
-  tabB.on('pageerror', (err) => browser.pageErrors.push(err.message));
-  await tabB.goto(`${browser.url}tests/browser/harness.html`);
-});
-
-after(async () => {
-  await browser?.close();
-});
+import { ENGINES, openHarness } from './engines.mjs';
 
 /** In the page: an agent on the IndexedDB store with a fake gateway that echoes the prompt. */
 function startAgent(page) {
@@ -61,42 +46,58 @@ const turnsOf = (page, id) =>
     return view.turns.map((t) => t.user.text);
   }, id);
 
-test('two tabs continuing one stored session: a fork, and nothing lost', async () => {
-  await startAgent(browser.page);
-  await startAgent(tabB);
-  const original = await browser.page.evaluate(async () => {
-    globalThis.__session = await globalThis.__agent.createSession();
-    await globalThis.__session.prompt('first').result;
-    return globalThis.__session.id;
-  });
-  await tabB.evaluate(async (id) => {
-    const session = await globalThis.__agent.openSession(id);
-    await session.prompt('from tab B').result;
-  }, original);
-  const after = await browser.page.evaluate(async () => {
-    await globalThis.__session.prompt('second').result;
-    const forked = globalThis.__events.find((e) => e.type === 'session.forked');
-    return { id: globalThis.__session.id, forked: forked && { from: forked.from, to: forked.to } };
-  });
-  assert.notEqual(after.id, original, 'tab A continues in a new session');
-  assert.deepEqual(after.forked, { from: original, to: after.id });
-  assert.deepEqual(await turnsOf(browser.page, original), ['first', 'from tab B']);
-  assert.deepEqual(await turnsOf(browser.page, after.id), ['first', 'second']);
-  const listed = await tabB.evaluate(() => globalThis.__store.list());
-  assert.deepEqual(listed.map((s) => s.id).sort(), [original, after.id].sort());
-  assert.equal(listed[0].id, after.id, 'the fork is the newest');
+for (const engine of ENGINES) {
+  describe(`the agent on IndexedDB in two ${engine} tabs`, () => {
+    let browser;
+    let tabB;
 
-  await browser.page.reload();
-  await startAgent(browser.page);
-  const reopened = await browser.page.evaluate(async (id) => {
-    const session = await globalThis.__agent.openSession(id);
-    await session.prompt('after reload').result;
-    return session.id;
-  }, after.id);
-  assert.equal(reopened, after.id, 'the reopened session goes on under its id');
-  assert.deepEqual(await turnsOf(browser.page, after.id), ['first', 'second', 'after reload']);
-});
+    before(async () => {
+      browser = await openHarness(engine);
+      tabB = await browser.open();
+    });
 
-test('the pages logged no errors', () => {
-  assert.deepEqual(browser.pageErrors, []);
-});
+    after(async () => {
+      await browser?.close();
+    });
+
+    test('two tabs continuing one stored session: a fork, and nothing lost', async () => {
+      await startAgent(browser.page);
+      await startAgent(tabB);
+      const original = await browser.page.evaluate(async () => {
+        globalThis.__session = await globalThis.__agent.createSession();
+        await globalThis.__session.prompt('first').result;
+        return globalThis.__session.id;
+      });
+      await tabB.evaluate(async (id) => {
+        const session = await globalThis.__agent.openSession(id);
+        await session.prompt('from tab B').result;
+      }, original);
+      const after = await browser.page.evaluate(async () => {
+        await globalThis.__session.prompt('second').result;
+        const forked = globalThis.__events.find((e) => e.type === 'session.forked');
+        return { id: globalThis.__session.id, forked: forked && { from: forked.from, to: forked.to } };
+      });
+      assert.notEqual(after.id, original, 'tab A continues in a new session');
+      assert.deepEqual(after.forked, { from: original, to: after.id });
+      assert.deepEqual(await turnsOf(browser.page, original), ['first', 'from tab B']);
+      assert.deepEqual(await turnsOf(browser.page, after.id), ['first', 'second']);
+      const listed = await tabB.evaluate(() => globalThis.__store.list());
+      assert.deepEqual(listed.map((s) => s.id).sort(), [original, after.id].sort());
+      assert.equal(listed[0].id, after.id, 'the fork is the newest');
+
+      await browser.page.reload();
+      await startAgent(browser.page);
+      const reopened = await browser.page.evaluate(async (id) => {
+        const session = await globalThis.__agent.openSession(id);
+        await session.prompt('after reload').result;
+        return session.id;
+      }, after.id);
+      assert.equal(reopened, after.id, 'the reopened session goes on under its id');
+      assert.deepEqual(await turnsOf(browser.page, after.id), ['first', 'second', 'after reload']);
+    });
+
+    test('the pages logged no errors', async () => {
+      assert.deepEqual([...(await browser.page.errors()), ...(await tabB.errors())], []);
+    });
+  });
+}

@@ -75,6 +75,7 @@ test('the public types check with tsc --noEmit', async () => {
 import type { FxError, SessionView, SessionTurn, ToolResult } from ${JSON.stringify(packageName)};
 
 setWasm(new URL('https://cdn.example/fx-core.wasm'));
+setWasm({ core: 'https://cdn.example/fx-core.wasm', term: fetch('https://cdn.example/fx-term.wasm') });
 
 async function titles(bytes: Uint8Array): Promise<string[]> {
   const view: SessionView = await readSession(bytes);

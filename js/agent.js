@@ -3,7 +3,7 @@
 // the core calls, and shapes the results into Agent / Session / Turn objects.
 
 import { codedError, memorySessionStore } from './memory-stores.js';
-import { makeHost, normalizeEnv } from './host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
 import { loadWasmModule } from './wasm.js';
 
 const CLOSING = 'fx agent is closing';
@@ -22,11 +22,13 @@ export async function createFxAgent(options = {}) {
     throw new TypeError('fetch must be a function (or undefined for globalThis.fetch)');
   }
   const env = normalizeEnv(options.env);
+  const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
   const events = makeEmitter(options.onEvent);
   const turns = new Map();
   const host = makeHost({
     fetch: options.fetch,
     env,
+    adapterTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: options.configStore,
     workspace: options.workspace,
@@ -82,7 +84,10 @@ class Agent {
   #events;
   #turns;
   #active = null;
+  /** close() or abort() was called: no new work is accepted. */
   #closing = false;
+  /** The core is shut down (`exited` settled). */
+  #stopped = false;
   #nextTurnId = 1;
   #resolveExited;
   #catalog;
@@ -150,26 +155,39 @@ class Agent {
     return this.#core.listSessions();
   }
 
-  /** Cancels any turn, then shuts the core down. Resolves with the exit code (0). */
+  /**
+   * Cancels any turn, stores what the session store does not hold yet (retrying a commit that
+   * failed earlier; `session.unsaved` reports what still fails), then shuts the core down.
+   * Resolves with the exit code: 0, or 130 when `abort()` came first.
+   */
   async close() {
     if (this.#closing) return this.exited;
-    await this.#replaceActive();
     this.#closing = true;
-    this.#shutdown(0);
+    try {
+      await this.#replaceActive();
+    } finally {
+      this.#shutdown(0);
+    }
     return this.exited;
   }
 
-  /** Stops everything now: running turns are cancelled and `exited` settles with 130. */
+  /**
+   * Stops everything now: running turns are cancelled, adapter calls in flight are abandoned,
+   * pending turns and `close()` settle, and `exited` settles with 130. What the store does not
+   * hold is reported by a `session.unsaved` event.
+   */
   abort() {
-    if (this.#closing) return;
+    if (this.#stopped) return;
     this.#closing = true;
     const active = this.#active;
     this.#active = null;
-    active?.markClosed();
     this.#shutdown(130);
+    active?.markClosed();
   }
 
   #shutdown(code) {
+    if (this.#stopped) return;
+    this.#stopped = true;
     for (const turn of this.#turns.values()) turn.cancel();
     this.#core.shutdown();
     this.#events.emit('runtime.exit', { code });
@@ -190,8 +208,10 @@ class Agent {
   release(session) {
     if (this.#active === session) this.#active = null;
   }
+  /** Stores what the core's session `sessionId` has not stored yet, then drops it (never rejects). */
   forget(sessionId) {
-    if (!this.#closing) this.#core.closeSession(sessionId);
+    if (this.#stopped) return Promise.resolve();
+    return this.#core.closeSession(sessionId);
   }
   registerTurn(turn) {
     const id = this.#nextTurnId++;
@@ -273,7 +293,10 @@ class Session {
     return turn;
   }
 
-  /** Cancels the running turn (if any) and closes the session. Idempotent. */
+  /**
+   * Cancels the running turn (if any), stores what the store does not hold yet (a commit that
+   * failed earlier is retried) and closes the session. Idempotent.
+   */
   async close() {
     if (this.#closed) return;
     const turn = this.#turn;
@@ -281,21 +304,21 @@ class Session {
       turn.cancel();
       await turn.result.catch(() => {});
     }
-    this.markClosed();
+    await this.markClosed();
   }
 
   markClosed() {
-    if (this.#closed) return;
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
     this.#agent.release(this);
-    this.#agent.forget(this.id);
+    return this.#agent.forget(this.id);
   }
 
   /** Deletes the stored session. Refused while a turn runs; on failure the session stays usable. */
   async remove() {
     if (this.#turn) throw new Error('cannot remove a session while a prompt is active');
     await this.#agent.core.removeSession(this.id);
-    this.markClosed();
+    await this.markClosed();
   }
 }
 

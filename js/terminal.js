@@ -3,7 +3,7 @@
 // output to the core, adapts the stores, and settles `exited` exactly once.
 
 import { memorySessionStore } from './memory-stores.js';
-import { makeHost, normalizeEnv } from './host.js';
+import { callAdapter, makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
 import { loadWasmModule } from './wasm.js';
 
 /** How long the core waits after the last resize before it re-wraps. */
@@ -65,10 +65,7 @@ function historyAdapter(store, emit) {
   return {
     async load() {
       try {
-        const entries = await store.load(WORKSPACE_ROOT, HISTORY_LIMIT);
-        if (!Array.isArray(entries) || entries.some((e) => typeof e !== 'string')) {
-          throw new TypeError('promptHistoryStore.load() must return an array of strings');
-        }
+        const entries = await callAdapter('promptHistoryStore', store, 'load', [WORKSPACE_ROOT, HISTORY_LIMIT]);
         emit('history.restore', { workspaceRoot: WORKSPACE_ROOT, count: entries.length });
         return entries;
       } catch (error) {
@@ -78,9 +75,9 @@ function historyAdapter(store, emit) {
     },
     async append(value) {
       try {
-        const outcome = await store.append(WORKSPACE_ROOT, value, Date.now());
+        const outcome = await callAdapter('promptHistoryStore', store, 'append', [WORKSPACE_ROOT, value, Date.now()]);
         emit('history.append', { workspaceRoot: WORKSPACE_ROOT });
-        return outcome === 'duplicate' || outcome === 'record_too_large' ? outcome : 'appended';
+        return outcome;
       } catch (error) {
         emit('history.append_error', { workspaceRoot: WORKSPACE_ROOT, error: errorText(error) });
         throw error;
@@ -112,6 +109,7 @@ export async function createFxTerminal(options) {
   const { terminal } = options;
   checkTerminal(terminal);
   const env = normalizeEnv(options.env);
+  const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
   const parsed = parseArgs(options.args);
   const emit = makeEmitter(options.onEvent);
   const history = historyAdapter(options.promptHistoryStore, emit);
@@ -119,6 +117,7 @@ export async function createFxTerminal(options) {
   const host = makeHost({
     fetch: options.fetch,
     env,
+    adapterTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: observedConfigStore(options.configStore, emit),
     oauthSessionStore: options.oauthSessionStore,

@@ -5,7 +5,7 @@
 //! a turn runs, the session is taken out of its slot (so no `RefCell` borrow ever spans an
 //! `.await`) and put back when the turn ends.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::gateway::catalog::catalog_request_headers;
@@ -19,11 +19,12 @@ use super::cancel::Cancel;
 pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
 use super::credential::Credentials;
+use super::deadline::{Deadlines, Unanswered};
 use super::host::{Host, HostEvent, HttpRequest, StoreError};
 use super::model::read_capped;
 use super::modes::{config_options, modes, ConfigOption, Mode, Modes};
 pub use super::replay::replay;
-use super::session::{LiveSession, SessionError};
+use super::session::{LiveSession, SessionError, Store};
 use super::turn::{run_turn, TurnError, TurnSettings};
 
 /// Largest catalog body read.
@@ -127,7 +128,8 @@ pub struct Agent<H: Host> {
     pub(super) catalog: RefCell<Option<Catalog>>,
     sessions: RefCell<HashMap<String, Slot>>,
     turns: RefCell<HashMap<u32, Cancel>>,
-    closed: Cell<bool>,
+    /// The deadline of every adapter call; stopped by [`Agent::shutdown`].
+    pub(super) deadlines: Deadlines,
     /// The credential in use; see [`super::credential`].
     pub(super) credentials: RefCell<Credentials>,
 }
@@ -137,11 +139,11 @@ impl<H: Host> Agent<H> {
         Agent {
             host,
             credentials: RefCell::new(Credentials::new(config.api_key.clone())),
+            deadlines: Deadlines::new(config.adapter_timeout_ms),
             config,
             catalog: RefCell::new(None),
             sessions: RefCell::new(HashMap::new()),
             turns: RefCell::new(HashMap::new()),
-            closed: Cell::new(false),
         }
     }
 
@@ -153,8 +155,28 @@ impl<H: Host> Agent<H> {
         &self.config
     }
 
+    /// The deadline of adapter calls and the agent's stop token.
+    pub fn deadlines(&self) -> &Deadlines {
+        &self.deadlines
+    }
+
+    /// The host's session store, every call bounded by [`Self::deadlines`].
+    pub fn store(&self) -> Store<'_, H> {
+        Store::new(&self.host, &self.deadlines)
+    }
+
+    /// Opens `url` through the host's `openUrl` (bounded); false when it refused, failed or
+    /// did not answer in time.
+    pub async fn open_url(&self, url: &str) -> bool {
+        let open = self.host.open_url(url);
+        self.deadlines
+            .call(&self.host, "openUrl", open)
+            .await
+            .unwrap_or(false)
+    }
+
     pub(super) fn check_open(&self) -> Result<(), AgentError> {
-        if self.closed.get() {
+        if self.deadlines.is_stopped() {
             Err(AgentError::Closed)
         } else {
             Ok(())
@@ -174,7 +196,8 @@ impl<H: Host> Agent<H> {
             headers,
             body: Vec::new(),
         };
-        let cancel = Cancel::new();
+        // Stopping the agent aborts it (the sessions wait for it at most 2 s on the JS side).
+        let cancel = self.deadlines.stop_token().clone();
         let result = match self.host.fetch(request, &cancel).await {
             Ok(mut response) if response.status == 200 => {
                 read_capped(&mut response.body, &cancel, MAX_CATALOG_BYTES)
@@ -243,7 +266,7 @@ impl<H: Host> Agent<H> {
             preferences,
             Mode::default(),
         )?;
-        session.persist(&self.host).await?;
+        session.persist(&self.store()).await?;
         self.restore_config(&mut session).await;
         let opened = self.describe(&session, Vec::new());
         self.sessions
@@ -261,9 +284,9 @@ impl<H: Host> Agent<H> {
         if matches!(self.sessions.borrow().get(id), Some(Slot::Busy)) {
             return Err(AgentError::Busy(id.to_owned()));
         }
-        let mut session = LiveSession::open(&self.host, id, Mode::default()).await?;
+        let mut session = LiveSession::open(&self.store(), id, Mode::default()).await?;
         if session.settle_checkpoint(&self.host)? {
-            session.persist(&self.host).await?;
+            session.persist(&self.store()).await?;
         }
         self.restore_config(&mut session).await;
         let history = replay(&session);
@@ -274,12 +297,54 @@ impl<H: Host> Agent<H> {
         Ok(opened)
     }
 
-    /// Forgets an open session (its stored record stays).
-    pub fn close_session(&self, id: &str) {
-        let mut sessions = self.sessions.borrow_mut();
-        if matches!(sessions.get(id), Some(Slot::Idle(_))) {
-            sessions.remove(id);
+    /// Closes an open session: commits what the store does not hold yet (a commit that failed
+    /// earlier is retried), then forgets it. What still cannot be stored is reported as
+    /// [`HostEvent::SessionUnsaved`]. A session whose turn is running is left alone.
+    pub async fn close_session(&self, id: &str) {
+        let session = {
+            let mut sessions = self.sessions.borrow_mut();
+            match sessions.remove(id) {
+                Some(Slot::Idle(session)) => session,
+                Some(Slot::Busy) => {
+                    sessions.insert(id.to_owned(), Slot::Busy);
+                    return;
+                }
+                None => return,
+            }
+        };
+        self.save_or_report(session).await;
+    }
+
+    /// Closes every idle session as [`Self::close_session`] does (for `agent.close()`).
+    pub async fn close_sessions(&self) {
+        let ids: Vec<String> = self.sessions.borrow().keys().cloned().collect();
+        for id in ids {
+            self.close_session(&id).await;
         }
+    }
+
+    async fn save_or_report(&self, mut session: Box<LiveSession>) {
+        if session.is_saved() {
+            return;
+        }
+        if let Err(error) = session.persist(&self.store()).await {
+            let code = error.code();
+            self.host
+                .event(session.unsaved_event(code, error.to_string()));
+        }
+    }
+
+    /// Reports a session the agent stopped with before it was stored.
+    fn report_stopped(&self, session: &LiveSession) {
+        if session.is_saved() {
+            return;
+        }
+        let message = format!(
+            "the agent stopped before session {} was stored",
+            session.id()
+        );
+        self.host
+            .event(session.unsaved_event("FX_AGENT_CLOSED", message));
     }
 
     /// The stored sessions, newest first.
@@ -289,8 +354,8 @@ impl<H: Host> Agent<H> {
     pub async fn list_sessions(&self) -> Result<Vec<Listed>, AgentError> {
         self.check_open()?;
         let mut listed = self
-            .host
-            .list_sessions()
+            .store()
+            .list()
             .await
             .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
         listed.sort_by_key(|l| std::cmp::Reverse(l.updated_at_ms));
@@ -312,8 +377,8 @@ impl<H: Host> Agent<H> {
         if matches!(self.sessions.borrow().get(id), Some(Slot::Busy)) {
             return Err(AgentError::Busy(id.to_owned()));
         }
-        self.host
-            .remove_session(id)
+        self.store()
+            .remove(id)
             .await
             .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
         self.sessions.borrow_mut().remove(id);
@@ -395,6 +460,7 @@ impl<H: Host> Agent<H> {
             workspace: self.config.workspace.as_ref(),
             policy,
             step_limit: self.config.step_limit,
+            deadlines: &self.deadlines,
         };
         // Boxed so the turn's large state machine is not copied into every caller's future.
         let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> = Box::pin(
@@ -402,6 +468,10 @@ impl<H: Host> Agent<H> {
         );
         let result = turn.await;
         let session_id = session.id().to_owned();
+        if self.deadlines.is_stopped() {
+            // Nothing will commit it later: say what the store does not hold.
+            self.report_stopped(&session);
+        }
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;
         Ok(PromptEnd {
@@ -419,13 +489,33 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// Cancels every turn and refuses further work.
+    /// Cancels every turn and refuses further work. Adapter calls in flight are abandoned
+    /// (after a grace tick, see [`Deadlines`]); idle sessions the store does not fully hold are
+    /// reported now, a running turn's session when the turn has ended.
     pub fn shutdown(&self) {
-        self.closed.set(true);
+        if self.deadlines.is_stopped() {
+            return;
+        }
+        self.deadlines.stop();
         let turns: Vec<Cancel> = self.turns.borrow().values().cloned().collect();
         for cancel in turns {
             cancel.cancel();
         }
+        let sessions = std::mem::take(&mut *self.sessions.borrow_mut());
+        for (id, slot) in sessions {
+            match slot {
+                Slot::Idle(session) => self.report_stopped(&session),
+                Slot::Busy => {
+                    self.sessions.borrow_mut().insert(id, Slot::Busy);
+                }
+            }
+        }
+    }
+}
+
+impl From<Unanswered> for AgentError {
+    fn from(error: Unanswered) -> Self {
+        AgentError::Session(SessionError::Store(StoreError::Unanswered(error)))
     }
 }
 

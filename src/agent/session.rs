@@ -2,9 +2,12 @@
 //!
 //! Every change is appended to the log in memory, then committed as a compare-and-set on the
 //! stored revision. A commit never overwrites a newer record: on a revision conflict the stored
-//! record is reloaded; if it is exactly what we last committed, the commit is retried on its new
-//! revision; if another writer moved it on, our whole history (the shared part and ours) is
-//! saved as a new session — a fork — and the host is told. Nothing is lost either way.
+//! record is reloaded; if it is what we last committed (or a longer prefix of our log: a commit
+//! of ours that answered after its deadline), the commit is retried on its new revision; if
+//! another writer moved it on, our whole history (the shared part and ours) is saved as a new
+//! session — a fork — and the host is told. Nothing is lost either way.
+//!
+//! Every store call goes through [`Store`], which bounds it by the agent's [`Deadlines`].
 
 use std::collections::HashSet;
 
@@ -15,7 +18,9 @@ use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
 
-use super::host::{Host, HostEvent, StoreError};
+use super::cancel::Cancel;
+use super::deadline::Deadlines;
+use super::host::{Host, HostEvent, ListedSession, StoreError, StoredSession};
 use super::modes::Mode;
 
 /// Why a session operation failed.
@@ -35,7 +40,10 @@ impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Store(StoreError::RevisionConflict) => "FX_SESSION_REVISION_CONFLICT",
-            SessionError::Store(StoreError::Failed { .. }) => "FX_SESSION_STORE_FAILED",
+            SessionError::Store(StoreError::Failed { .. } | StoreError::Invalid { .. }) => {
+                "FX_SESSION_STORE_FAILED"
+            }
+            SessionError::Store(StoreError::Unanswered(unanswered)) => unanswered.code(),
             SessionError::Log(_) => "FX_SESSION_INVALID",
             SessionError::NotFound(_) => "FX_SESSION_NOT_FOUND",
             SessionError::Unreadable { .. } => "FX_SESSION_INVALID",
@@ -67,6 +75,90 @@ impl<H: Host> Environment for HostEnvironment<'_, H> {
     }
 }
 
+/// The host's session store as the agent reaches it: each call bounded by the agent's
+/// [`Deadlines`], and (with [`Store::until`]) abandoned once a turn is cancelled.
+pub struct Store<'a, H: Host> {
+    pub host: &'a H,
+    deadlines: &'a Deadlines,
+    cancel: Option<&'a Cancel>,
+}
+
+impl<H: Host> Clone for Store<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H: Host> Copy for Store<'_, H> {}
+
+impl<'a, H: Host> Store<'a, H> {
+    pub fn new(host: &'a H, deadlines: &'a Deadlines) -> Self {
+        Store {
+            host,
+            deadlines,
+            cancel: None,
+        }
+    }
+
+    /// The same store, whose calls are abandoned once `cancel` is set.
+    #[must_use]
+    pub fn until(self, cancel: &'a Cancel) -> Self {
+        Store {
+            cancel: Some(cancel),
+            ..self
+        }
+    }
+
+    /// `sessionStore.load`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails or does not answer in time.
+    pub async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        let load = self.host.load_session(id);
+        self.deadlines
+            .call_until(self.host, "sessionStore.load", self.cancel, load)
+            .await?
+    }
+
+    /// `sessionStore.commit`: the new revision.
+    ///
+    /// # Errors
+    /// [`StoreError::RevisionConflict`] when the stored revision is not `expected`.
+    pub async fn commit(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let commit = self.host.commit_session(id, bytes, expected);
+        self.deadlines
+            .call_until(self.host, "sessionStore.commit", self.cancel, commit)
+            .await?
+    }
+
+    /// `sessionStore.list`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails or does not answer in time.
+    pub async fn list(&self) -> Result<Vec<ListedSession>, StoreError> {
+        let list = self.host.list_sessions();
+        self.deadlines
+            .call_until(self.host, "sessionStore.list", self.cancel, list)
+            .await?
+    }
+
+    /// `sessionStore.remove`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails or does not answer in time.
+    pub async fn remove(&self, id: &str) -> Result<(), StoreError> {
+        let remove = self.host.remove_session(id);
+        self.deadlines
+            .call_until(self.host, "sessionStore.remove", self.cancel, remove)
+            .await?
+    }
+}
+
 /// A session the agent is working on.
 pub struct LiveSession {
     log: Log,
@@ -74,6 +166,8 @@ pub struct LiveSession {
     revision: Option<String>,
     /// Length of the bytes last committed.
     committed_len: usize,
+    /// How many turns the store holds (the history length at the last commit).
+    committed_turns: usize,
     pub mode: Mode,
     /// Exact commands the user allowed for the rest of the session.
     pub always_allowed: HashSet<String>,
@@ -101,6 +195,7 @@ impl LiveSession {
             log,
             revision: None,
             committed_len: 0,
+            committed_turns: 0,
             mode,
             always_allowed: HashSet::new(),
         })
@@ -110,8 +205,12 @@ impl LiveSession {
     ///
     /// # Errors
     /// [`SessionError::NotFound`], [`SessionError::Store`], or [`SessionError::Unreadable`].
-    pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
-        let stored = host.load_session(id).await.map_err(SessionError::Store)?;
+    pub async fn open<H: Host>(
+        store: &Store<'_, H>,
+        id: &str,
+        mode: Mode,
+    ) -> Result<Self, SessionError> {
+        let stored = store.load(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
         let committed_len = stored.bytes.len();
         let log = Log::load(stored.bytes).map_err(|error| SessionError::Unreadable {
@@ -124,10 +223,12 @@ impl LiveSession {
                 reason: format!("the stored log belongs to session {}", log.state().id),
             });
         }
+        let committed_turns = log.state().history.len();
         Ok(LiveSession {
             log,
             revision: Some(stored.revision),
             committed_len,
+            committed_turns,
             mode,
             always_allowed: HashSet::new(),
         })
@@ -148,6 +249,26 @@ impl LiveSession {
     /// True when everything appended has been committed.
     pub fn is_saved(&self) -> bool {
         self.revision.is_some() && self.committed_len == self.log.bytes().len()
+    }
+
+    /// How many of the session's turns the store does not hold yet.
+    pub fn unsaved_turns(&self) -> usize {
+        self.state()
+            .history
+            .len()
+            .saturating_sub(self.committed_turns)
+    }
+
+    /// What a host is told when this session's unsaved part will not be stored: `code` and
+    /// `message` say why.
+    pub fn unsaved_event(&self, code: &'static str, message: String) -> HostEvent {
+        HostEvent::SessionUnsaved {
+            session_id: self.id().to_owned(),
+            turns: self.unsaved_turns(),
+            code,
+            message,
+            bytes: self.log.bytes().to_vec(),
+        }
     }
 
     /// Appends a committed turn with the session totals after it.
@@ -241,81 +362,137 @@ impl LiveSession {
         Ok(true)
     }
 
+    /// Appends a change with `apply`, commits it, and takes it back when the commit fails, so a
+    /// change the store refused is applied nowhere (the next turn does not see it either).
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when `apply` fails (nothing appended); [`SessionError::Store`]
+    /// when the commit fails (the change is undone).
+    pub async fn change_and_persist<H: Host, T>(
+        &mut self,
+        store: &Store<'_, H>,
+        apply: impl FnOnce(&mut Self) -> Result<T, SessionError>,
+    ) -> Result<T, SessionError> {
+        let before = self.log.bytes().len();
+        let value = apply(self)?;
+        match self.persist(store).await {
+            Ok(_) => Ok(value),
+            Err(error) => {
+                self.truncate_to(before)?;
+                Err(error)
+            }
+        }
+    }
+
+    /// Drops everything appended after the first `len` bytes (a prefix that was a valid log).
+    fn truncate_to(&mut self, len: usize) -> Result<(), SessionError> {
+        if len >= self.log.bytes().len() {
+            return Ok(());
+        }
+        let kept = self.log.bytes().get(..len).unwrap_or_default().to_vec();
+        self.log = Log::load(kept)?;
+        Ok(())
+    }
+
     /// Commits everything appended so far. On a conflict with a record another writer moved on,
     /// saves our history as a new session and returns the old id.
     ///
     /// # Errors
     /// [`SessionError::Store`] when the store fails (our log stays in memory; a later commit
     /// retries it).
-    pub async fn persist<H: Host>(&mut self, host: &H) -> Result<Option<String>, SessionError> {
+    pub async fn persist<H: Host>(
+        &mut self,
+        store: &Store<'_, H>,
+    ) -> Result<Option<String>, SessionError> {
         if self.is_saved() {
             return Ok(None);
         }
         let id = self.id().to_owned();
-        match host
-            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
+        match store
+            .commit(&id, self.log.bytes(), self.revision.as_deref())
             .await
         {
             Ok(revision) => {
-                self.mark_committed(revision);
-                self.compact_if_due(host).await?;
+                self.mark_committed(revision, self.log.bytes().len());
+                self.compact_if_due(store).await;
                 Ok(None)
             }
-            Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
+            Err(StoreError::RevisionConflict) => self.resolve_conflict(store, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
     }
 
     /// After a commit, as fx does: once the generation is long, rewrite the log as a new
     /// generation holding the same state and commit that. A failure leaves the committed log
-    /// as it was; the in-memory log is compacted and a later commit stores it.
-    async fn compact_if_due<H: Host>(&mut self, host: &H) -> Result<(), SessionError> {
+    /// as it was (what the caller appended is stored); the in-memory log is compacted and a
+    /// later commit stores it.
+    async fn compact_if_due<H: Host>(&mut self, store: &Store<'_, H>) {
         if !self.log.compaction_due() {
-            return Ok(());
+            return;
         }
-        self.log.compact_log(&mut HostEnvironment(host))?;
+        if self
+            .log
+            .compact_log(&mut HostEnvironment(store.host))
+            .is_err()
+        {
+            return;
+        }
         let id = self.id().to_owned();
-        let revision = host
-            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
+        if let Ok(revision) = store
+            .commit(&id, self.log.bytes(), self.revision.as_deref())
             .await
-            .map_err(SessionError::Store)?;
-        self.mark_committed(revision);
-        Ok(())
+        {
+            self.mark_committed(revision, self.log.bytes().len());
+        }
     }
 
-    fn mark_committed(&mut self, revision: String) {
+    /// Records that the store holds our first `len` bytes under `revision`.
+    fn mark_committed(&mut self, revision: String, len: usize) {
         self.revision = Some(revision);
-        self.committed_len = self.log.bytes().len();
+        self.committed_len = len;
+        if len == self.log.bytes().len() {
+            self.committed_turns = self.state().history.len();
+        }
     }
 
     async fn resolve_conflict<H: Host>(
         &mut self,
-        host: &H,
+        store: &Store<'_, H>,
         id: String,
     ) -> Result<Option<String>, SessionError> {
-        let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
-        let ours_committed = self
-            .log
-            .bytes()
-            .get(..self.committed_len)
-            .unwrap_or_default();
+        let stored = store.load(&id).await.map_err(SessionError::Store)?;
         if let Some(stored) = &stored {
-            if self.revision.is_some() && stored.bytes == ours_committed {
-                // Same content under a new revision: nobody moved on; commit on top of it.
-                let revision = host
-                    .commit_session(&id, self.log.bytes(), Some(&stored.revision))
+            // The store holds our bytes under a new revision (what we committed, or more of our
+            // log: a commit of ours that answered after we stopped waiting). Nobody moved on:
+            // commit on top of it.
+            let ours = self.log.bytes();
+            let is_ours = !stored.bytes.is_empty()
+                && stored.bytes.len() >= self.committed_len
+                && ours.starts_with(&stored.bytes);
+            if is_ours {
+                self.mark_committed(stored.revision.clone(), stored.bytes.len());
+                if self.is_saved() {
+                    return Ok(None);
+                }
+                let revision = store
+                    .commit(&id, self.log.bytes(), Some(&stored.revision))
                     .await
                     .map_err(SessionError::Store)?;
-                self.mark_committed(revision);
+                self.mark_committed(revision, self.log.bytes().len());
                 return Ok(None);
             }
         }
-        self.fork(host, &id).await?;
+        self.fork(store, &id).await?;
         Ok(Some(id))
     }
 
     /// Re-creates our history under a new id and commits it as a new record.
-    async fn fork<H: Host>(&mut self, host: &H, from: &str) -> Result<(), SessionError> {
+    async fn fork<H: Host>(
+        &mut self,
+        store: &Store<'_, H>,
+        from: &str,
+    ) -> Result<(), SessionError> {
+        let host = store.host;
         let state = self.state().clone();
         let mut fork = LiveSession::create(
             host,
@@ -340,11 +517,15 @@ impl LiveSession {
             fork.log.rename(title)?;
         }
         let id = fork.id().to_owned();
-        let revision = host
-            .commit_session(&id, fork.log.bytes(), None)
-            .await
-            .map_err(SessionError::Store)?;
-        fork.mark_committed(revision);
+        let committed = store.commit(&id, fork.log.bytes(), None).await;
+        let revision = match committed {
+            Ok(revision) => revision,
+            Err(error) => {
+                self.always_allowed = std::mem::take(&mut fork.always_allowed);
+                return Err(SessionError::Store(error));
+            }
+        };
+        fork.mark_committed(revision, fork.log.bytes().len());
         host.event(HostEvent::SessionForked {
             from: from.to_owned(),
             to: id,

@@ -8,10 +8,9 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::agent::{Agent, AgentError, Opened};
 use crate::host::js_host::{error_message, to_js, JsHost, JsHostAdapter};
 use crate::host::to_js_error;
-use crate::tools::workspace::RawWorkspace;
 
 /// A prompt content block, as js/agent.js normalizes it.
 #[derive(Deserialize)]
@@ -86,18 +85,7 @@ impl AgentCore {
     /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy or an invalid workspace.
     #[wasm_bindgen(constructor)]
     pub fn new(host: JsHost, config: JsValue) -> Result<AgentCore, JsValue> {
-        let (env, workspace) = JsHostAdapter::read_config(&config);
-        let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
-            None
-        } else {
-            Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
-                JsValue::from(js_sys::TypeError::new(&format!(
-                    "workspace is invalid: {error}"
-                )))
-            })?)
-        };
-        let config =
-            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| agent_error(&e))?;
+        let config = JsHostAdapter::read_config(&config).agent_config()?;
         Ok(AgentCore {
             agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)),
         })
@@ -130,9 +118,15 @@ impl AgentCore {
         })
     }
 
+    /// Stores what session `id` has not stored yet, then forgets it. Never rejects: what
+    /// cannot be stored is a `session.unsaved` event.
     #[wasm_bindgen(js_name = closeSession)]
-    pub fn close_session(&self, id: &str) {
-        self.agent.close_session(id);
+    pub fn close_session(&self, id: String) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            agent.close_session(&id).await;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     #[wasm_bindgen(js_name = listSessions)]

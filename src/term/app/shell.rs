@@ -163,7 +163,14 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// first frame. `resume` is `last` or a session id.
     pub async fn start(&self, resume: Option<String>) {
         let mut notices = Vec::new();
-        match self.inner.env.history_load().await {
+        let agent = &self.inner.agent;
+        let load = self.inner.env.history_load();
+        let loaded = agent
+            .deadlines()
+            .call(agent.host(), "promptHistoryStore.load", load)
+            .await
+            .unwrap_or_else(|unanswered| Some(Err(unanswered.to_string())));
+        match loaded {
             Some(Ok(entries)) => self.inner.app.borrow_mut().load_history(entries),
             Some(Err(message)) => notices.push(format!(
                 "History: could not load the prompt history ({message})"
@@ -347,33 +354,48 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             }
             Effect::SetConfig { id, value } => self.spawn(async move {
                 let session = shell.inner.session.borrow().clone();
-                let result = shell
-                    .inner
-                    .agent
-                    .set_config(&session, id, &value, "terminal")
-                    .await;
-                {
+                let agent = &shell.inner.agent;
+                let result = agent.apply_config_option(&session, id, &value).await;
+                let previous = {
                     let mut app = shell.inner.app.borrow_mut();
                     match result {
-                        Ok(_) => app.on_config_applied(id, &value),
-                        Err(error) => app.warning(&error_text(&error)),
+                        Ok((_, previous)) => {
+                            app.on_config_applied(id, &value);
+                            previous
+                        }
+                        Err(error) => {
+                            app.warning(&error_text(&error));
+                            None
+                        }
                     }
-                }
+                };
                 shell.after();
+                // The screen shows the change at once; the config store is written after.
+                if let Some(previous) = previous {
+                    agent.store_config(id, &value, previous, "terminal").await;
+                }
             }),
             Effect::SetModel { model, effort } => self.spawn(async move {
                 let session = shell.inner.session.borrow().clone();
                 let agent = &shell.inner.agent;
-                let result = agent
-                    .set_config(&session, "model", &model, "terminal")
-                    .await;
+                let result = agent.apply_config_option(&session, "model", &model).await;
                 let ok = result.is_ok();
-                {
+                let previous = {
                     let mut app = shell.inner.app.borrow_mut();
                     match result {
-                        Ok(_) => app.on_config_applied("model", &model),
-                        Err(error) => app.warning(&error_text(&error)),
+                        Ok((_, previous)) => {
+                            app.on_config_applied("model", &model);
+                            previous
+                        }
+                        Err(error) => {
+                            app.warning(&error_text(&error));
+                            None
+                        }
                     }
+                };
+                shell.after();
+                if let Some(previous) = previous {
+                    agent.store_config("model", &model, previous, "terminal").await;
                 }
                 if let (true, Some(effort)) = (ok, effort) {
                     let current = shell.inner.session.borrow().clone();
@@ -443,7 +465,14 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::AppendHistory(text) => self.spawn(async move {
-                let notice = match shell.inner.env.history_append(&text).await {
+                let agent = &shell.inner.agent;
+                let append = shell.inner.env.history_append(&text);
+                let appended = agent
+                    .deadlines()
+                    .call(agent.host(), "promptHistoryStore.append", append)
+                    .await
+                    .unwrap_or_else(|unanswered| Err(unanswered.to_string()));
+                let notice = match appended {
                     Ok(outcome) if outcome == "record_too_large" => Some(
                         "History: this entry is too large for the prompt history and was not saved"
                             .to_owned(),
@@ -495,7 +524,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     async fn export(&self) -> String {
         let session = self.inner.session.borrow().clone();
-        let stored = match self.inner.agent.host().load_session(&session).await {
+        let stored = match self.inner.agent.store().load(&session).await {
             Ok(Some(stored)) => stored,
             Ok(None) => return "Export: the session has not been saved yet".into(),
             Err(error) => return format!("Export: {error}"),
@@ -505,15 +534,24 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Err(error) => return format!("Export: {error}"),
         };
         let n = files.len();
-        match self.inner.env.download(files).await {
-            Ok(()) => format!("Export: offered {n} files of session {session}"),
-            Err(message) => format!("Export: the host refused the download ({message})"),
+        // The host may wait for the user (a save dialog): no deadline, but not past a stop.
+        let download = self.inner.env.download(files);
+        match self
+            .inner
+            .agent
+            .deadlines()
+            .until_stopped("download", download)
+            .await
+        {
+            Ok(Ok(())) => format!("Export: offered {n} files of session {session}"),
+            Ok(Err(message)) => format!("Export: the host refused the download ({message})"),
+            Err(unanswered) => format!("Export: {unanswered}"),
         }
     }
 
     /// A stored session's title, as the log reader derives it.
     async fn session_title(&self, id: &str) -> String {
-        let Ok(Some(stored)) = self.inner.agent.host().load_session(id).await else {
+        let Ok(Some(stored)) = self.inner.agent.store().load(id).await else {
             return String::new();
         };
         crate::log::read_session(&stored.bytes)

@@ -55,6 +55,7 @@ export async function createFxAgent(options = {}) {
   } catch (error) {
     // A failed start leaves nothing running: the core (if made) is shut down and freed.
     core?.shutdown();
+    host.stop();
     core?.free();
     events.emit('runtime.exit', { code: 1 });
     throw error;
@@ -63,7 +64,7 @@ export async function createFxAgent(options = {}) {
   // sessions wait for it so their model select is complete.
   const catalog = core.start();
   events.emit('runtime.ready', {});
-  return new Agent(core, events, turns, catalog);
+  return new Agent(core, host, events, turns, catalog);
 }
 
 function makeEmitter(onEvent) {
@@ -81,6 +82,7 @@ function makeEmitter(onEvent) {
 
 class Agent {
   #core;
+  #host;
   #events;
   #turns;
   #active = null;
@@ -92,8 +94,9 @@ class Agent {
   #resolveExited;
   #catalog;
 
-  constructor(core, events, turns, catalog) {
+  constructor(core, host, events, turns, catalog) {
     this.#core = core;
+    this.#host = host;
     this.#events = events;
     this.#turns = turns;
     this.#catalog = catalog;
@@ -190,6 +193,8 @@ class Agent {
     this.#stopped = true;
     for (const turn of this.#turns.values()) turn.cancel();
     this.#core.shutdown();
+    // Adapter calls still pending are abandoned after one timer tick (see js/host.js).
+    this.#host.stop();
     this.#events.emit('runtime.exit', { code });
     this.#resolveExited(code);
   }

@@ -30,6 +30,8 @@ export function normalizeEnv(env) {
 
 /** The longest deadline a host timer can hold (setTimeout's limit). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** How long an adapter call may take when the host sets no `adapterTimeoutMs`. */
+export const DEFAULT_ADAPTER_TIMEOUT_MS = 10_000;
 
 /**
  * `adapterTimeoutMs`: undefined (the core's default) or a whole number of milliseconds.
@@ -211,16 +213,85 @@ class HttpHandle {
   }
 }
 
-export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configStore, oauthSessionStore, openUrl, workspace, onPermission, emit, deliver }) {
-  const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
-  return {
-    /** What the core needs to start: the environment, the workspace description, the deadline. */
-    config() {
-      return {
-        env,
-        workspace: workspace ? { info: readInfo(workspace), permission: readPermission(workspace) } : null,
-        adapterTimeoutMs,
+function fxError(code, message) {
+  const error = new Error(message);
+  error.name = 'FxError';
+  error.code = code;
+  return error;
+}
+
+const after = (ms, run) => setTimeout(run, ms);
+
+/**
+ * Deadlines for adapter calls. Each call ends at its deadline (FX_ADAPTER_TIMEOUT naming the
+ * adapter and method) or, once `stop()` was called, one timer tick later (FX_AGENT_CLOSED); its
+ * late answer is dropped. The tick lets a store that answers at once still save the turn an
+ * abort cancelled, while one that hangs holds nothing up.
+ */
+function makeDeadlines(timeoutMs) {
+  let stopped = false;
+  const onStop = new Set();
+  const race = (name, promise, deadlineMs) =>
+    new Promise((resolve, reject) => {
+      let deadline;
+      let grace;
+      const settle = (done, value) => {
+        clearTimeout(deadline);
+        clearTimeout(grace);
+        onStop.delete(stop);
+        done(value);
       };
+      const stop = () => {
+        grace = after(0, () => settle(reject, fxError('FX_AGENT_CLOSED', `${name}() was abandoned: the agent stopped before it answered`)));
+      };
+      if (deadlineMs !== undefined) {
+        deadline = after(deadlineMs, () => settle(reject, fxError('FX_ADAPTER_TIMEOUT', `${name}() did not answer within ${deadlineMs} ms`)));
+      }
+      if (stopped) stop();
+      else onStop.add(stop);
+      promise.then(
+        (value) => settle(resolve, value),
+        (error) => settle(reject, error),
+      );
+    });
+  return {
+    /** `promise` (a call of adapter method `name`) until its deadline or the stop. */
+    call: (name, promise) => race(name, promise, timeoutMs),
+    /** A wait with no deadline (the user may take their time), ended by the stop only. */
+    untilStopped: (name, promise) => race(name, promise, undefined),
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const stop of [...onStop]) stop();
+    },
+  };
+}
+
+export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, openUrl, workspace, onPermission, emit, deliver }) {
+  const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
+  const deadlines = makeDeadlines(adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS);
+  /** One adapter call: checked by {@link callAdapter}, bounded by the deadlines. */
+  const bounded = (adapterName, target, method, args) =>
+    deadlines.call(`${adapterName}.${method}`, callAdapter(adapterName, target, method, args));
+  return {
+    /** What the core needs to start: the environment and the workspace description. */
+    config() {
+      return { env, workspace: workspace ? { info: readInfo(workspace), permission: readPermission(workspace) } : null };
+    },
+    /** The agent stopped: pending adapter calls are abandoned after one timer tick. */
+    stop() {
+      deadlines.stop();
+    },
+    /** `promptHistoryStore` for the terminal: checked and bounded like every store call. */
+    historyLoad(workspaceRoot, limit) {
+      return bounded('promptHistoryStore', promptHistoryStore, 'load', [workspaceRoot, limit]);
+    },
+    historyAppend(workspaceRoot, value, timestampMs) {
+      return bounded('promptHistoryStore', promptHistoryStore, 'append', [workspaceRoot, value, timestampMs]);
+    },
+    /** A host callback that may wait for the user (a download dialog): ended only by the stop. */
+    untilStopped(name, promise) {
+      return deadlines.untilStopped(name, promise);
     },
     now: () => Date.now(),
     random(bytes) {
@@ -257,54 +328,53 @@ export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configSto
     },
 
     sessionLoad(id) {
-      return callAdapter('sessionStore', sessionStore, 'load', [id]);
+      return bounded('sessionStore', sessionStore, 'load', [id]);
     },
     sessionCommit(id, bytes, expectedRevision) {
-      return callAdapter('sessionStore', sessionStore, 'commit', [id, bytes.slice(), expectedRevision ?? undefined]);
+      return bounded('sessionStore', sessionStore, 'commit', [id, bytes.slice(), expectedRevision ?? undefined]);
     },
     sessionList() {
-      return callAdapter('sessionStore', sessionStore, 'list', []);
+      return bounded('sessionStore', sessionStore, 'list', []);
     },
     sessionRemove(id) {
-      return callAdapter('sessionStore', sessionStore, 'remove', [id]);
+      return bounded('sessionStore', sessionStore, 'remove', [id]);
     },
 
     configGet(id) {
       if (typeof configStore?.get !== 'function') return Promise.resolve(null);
-      return callAdapter('configStore', configStore, 'get', [id]);
+      return bounded('configStore', configStore, 'get', [id]);
     },
     configSet(id, value) {
       if (typeof configStore?.set !== 'function') return Promise.resolve(false);
-      return callAdapter('configStore', configStore, 'set', [id, value]);
+      return bounded('configStore', configStore, 'set', [id, value]);
     },
 
     // oauthSessionStore: the device-login record. Its bytes hold tokens: they pass through
     // untouched and are never logged or put in an error message.
     oauthLoad() {
       if (typeof oauthSessionStore?.load !== 'function') return Promise.resolve(null);
-      return callAdapter('oauthSessionStore', oauthSessionStore, 'load', []);
+      return bounded('oauthSessionStore', oauthSessionStore, 'load', []);
     },
     oauthCommit(bytes, expectedRevision) {
       if (typeof oauthSessionStore?.commit !== 'function') {
         return Promise.reject(adapterError('oauthSessionStore', 'commit', 'is not a function'));
       }
-      return callAdapter('oauthSessionStore', oauthSessionStore, 'commit', [bytes.slice(), expectedRevision ?? undefined]);
+      return bounded('oauthSessionStore', oauthSessionStore, 'commit', [bytes.slice(), expectedRevision ?? undefined]);
     },
     oauthRemove(expectedRevision) {
       if (typeof oauthSessionStore?.remove !== 'function') {
         return Promise.reject(adapterError('oauthSessionStore', 'remove', 'is not a function'));
       }
-      return callAdapter('oauthSessionStore', oauthSessionStore, 'remove', [expectedRevision ?? undefined]);
+      return bounded('oauthSessionStore', oauthSessionStore, 'remove', [expectedRevision ?? undefined]);
     },
     /** True unless there is no `openUrl`, it returned exactly `false`, or it threw. */
     openUrl(url) {
       if (typeof openUrl !== 'function') return Promise.resolve(false);
-      return Promise.resolve()
-        .then(() => openUrl(url))
-        .then(
-          (result) => result !== false,
-          () => false,
-        );
+      const opened = Promise.resolve().then(() => openUrl(url));
+      return deadlines.call('openUrl', opened).then(
+        (result) => result !== false,
+        () => false,
+      );
     },
 
     exec(command, cwd, timeoutMs, outputLimitBytes) {

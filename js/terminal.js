@@ -3,7 +3,7 @@
 // output to the core, adapts the stores, and settles `exited` exactly once.
 
 import { memorySessionStore } from './memory-stores.js';
-import { callAdapter, makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
 import { loadWasmModule } from './wasm.js';
 
 /** How long the core waits after the last resize before it re-wraps. */
@@ -60,12 +60,13 @@ function checkTerminal(terminal) {
   }
 }
 
-function historyAdapter(store, emit) {
+/** The prompt history through the host (checked and bounded), reporting each call as an event. */
+function historyAdapter(store, host, emit) {
   if (!store) return null;
   return {
     async load() {
       try {
-        const entries = await callAdapter('promptHistoryStore', store, 'load', [WORKSPACE_ROOT, HISTORY_LIMIT]);
+        const entries = await host.historyLoad(WORKSPACE_ROOT, HISTORY_LIMIT);
         emit('history.restore', { workspaceRoot: WORKSPACE_ROOT, count: entries.length });
         return entries;
       } catch (error) {
@@ -75,7 +76,7 @@ function historyAdapter(store, emit) {
     },
     async append(value) {
       try {
-        const outcome = await callAdapter('promptHistoryStore', store, 'append', [WORKSPACE_ROOT, value, Date.now()]);
+        const outcome = await host.historyAppend(WORKSPACE_ROOT, value, Date.now());
         emit('history.append', { workspaceRoot: WORKSPACE_ROOT });
         return outcome;
       } catch (error) {
@@ -112,7 +113,6 @@ export async function createFxTerminal(options) {
   const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
   const parsed = parseArgs(options.args);
   const emit = makeEmitter(options.onEvent);
-  const history = historyAdapter(options.promptHistoryStore, emit);
   const download = typeof options.download === 'function' ? options.download : null;
   const host = makeHost({
     fetch: options.fetch,
@@ -120,6 +120,7 @@ export async function createFxTerminal(options) {
     adapterTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: observedConfigStore(options.configStore, emit),
+    promptHistoryStore: options.promptHistoryStore,
     oauthSessionStore: options.oauthSessionStore,
     openUrl: options.openUrl,
     workspace: options.workspace,
@@ -127,6 +128,7 @@ export async function createFxTerminal(options) {
     emit,
     deliver() {},
   });
+  const history = historyAdapter(options.promptHistoryStore, host, emit);
   const interruptKey = options.interruptKey === null || options.interruptKey === undefined ? '\x03' : options.interruptKey;
 
   emit('runtime.start', { surface: 'terminal' });
@@ -157,6 +159,8 @@ export async function createFxTerminal(options) {
     finished = true;
     clearTimeout(resizeTimer);
     release();
+    // Adapter calls still pending are abandoned after one timer tick (see js/host.js).
+    host.stop();
     emit('runtime.exit', { surface: 'terminal', code });
     resolveExited(code);
   };
@@ -181,7 +185,8 @@ export async function createFxTerminal(options) {
       paths.forEach((path, i) => {
         files[path] = contents[i];
       });
-      await download(files);
+      // The host may wait for the user here: no deadline, but it ends with the terminal.
+      await host.untilStopped('download', Promise.resolve().then(() => download(files)));
     },
     exited(code) {
       // The core wrote its last frame synchronously before this call.

@@ -5,9 +5,8 @@
 mod support;
 
 use futures::executor::block_on;
-use fx_wasm::agent::deadline::Deadlines;
 use fx_wasm::agent::modes::Mode;
-use fx_wasm::agent::session::{LiveSession, Store};
+use fx_wasm::agent::session::LiveSession;
 use fx_wasm::log::bench::sample_turn;
 use fx_wasm::log::types::{Preferences, Provider};
 use fx_wasm::log::{decode_frames, load};
@@ -16,8 +15,6 @@ use support::fake_host::FakeHost;
 #[test]
 fn a_long_generation_is_compacted_after_a_commit() {
     let host = FakeHost::new();
-    let deadlines = Deadlines::new(1000);
-    let store = Store::new(&host, &deadlines);
     let prefs = Preferences {
         model: "openai/gpt-5".into(),
         effort: "auto".into(),
@@ -26,7 +23,7 @@ fn a_long_generation_is_compacted_after_a_commit() {
     };
     let mut session = LiveSession::create(&host, "/workspace", prefs, Mode::Ask).unwrap();
     session.rename("Long haul").unwrap();
-    block_on(session.persist(&store)).unwrap();
+    block_on(session.persist(&host)).unwrap();
     let id = session.id().to_owned();
     let first = load(&host.stored(&id)).unwrap().generation;
     for i in 0..4095usize {
@@ -34,14 +31,14 @@ fn a_long_generation_is_compacted_after_a_commit() {
             .append_turn(&host, sample_turn(i), i as u64, 1)
             .unwrap();
     }
-    block_on(session.persist(&store)).unwrap();
+    block_on(session.persist(&host)).unwrap();
     // 4096 frames: not yet due.
     assert_eq!(load(&host.stored(&id)).unwrap().generation, first);
     session
         .append_turn(&host, sample_turn(4095), 4095, 1)
         .unwrap();
     let before = session.state().clone();
-    block_on(session.persist(&store)).unwrap();
+    block_on(session.persist(&host)).unwrap();
     let stored = host.stored(&id);
     let loaded = load(&stored).unwrap();
     assert_ne!(loaded.generation, first);

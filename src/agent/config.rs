@@ -9,7 +9,6 @@ use crate::tools::workspace::{RawWorkspace, WorkspaceInfo};
 
 use super::context::ContextPolicy;
 use super::core::AgentError;
-use super::deadline::DEFAULT_ADAPTER_TIMEOUT_MS;
 use super::modes::validate_model_id;
 use super::turn::DEFAULT_STEP_LIMIT;
 
@@ -24,8 +23,6 @@ pub struct AgentConfig {
     pub workspace: Option<WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
-    /// The deadline of each adapter call in milliseconds (`adapterTimeoutMs`).
-    pub adapter_timeout_ms: u32,
     /// The OAuth issuer and client id (`FX_E2E_OAUTH_ISSUER_URL`, `FX_OAUTH_CLIENT_ID`), or why
     /// the issuer override was refused (reported when a login is attempted).
     pub auth: Result<AuthConfig, AuthError>,
@@ -40,7 +37,6 @@ impl std::fmt::Debug for AgentConfig {
             .field("workspace", &self.workspace)
             .field("policy", &self.policy)
             .field("step_limit", &self.step_limit)
-            .field("adapter_timeout_ms", &self.adapter_timeout_ms)
             .field("auth", &self.auth)
             .finish()
     }
@@ -79,7 +75,6 @@ impl AgentConfig {
             workspace,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
-            adapter_timeout_ms: DEFAULT_ADAPTER_TIMEOUT_MS,
             auth: AuthConfig::from_env(
                 env.get(crate::auth::endpoints::ISSUER_OVERRIDE_ENV)
                     .map(String::as_str),

@@ -19,12 +19,11 @@ use super::cancel::Cancel;
 pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
 use super::credential::Credentials;
-use super::deadline::{Deadlines, Unanswered};
 use super::host::{Host, HostEvent, HttpRequest, StoreError};
 use super::model::read_capped;
 use super::modes::{config_options, modes, ConfigOption, Mode, Modes};
 pub use super::replay::replay;
-use super::session::{LiveSession, SessionError, Store};
+use super::session::{LiveSession, SessionError};
 use super::turn::{run_turn, TurnError, TurnSettings};
 
 /// Largest catalog body read.
@@ -128,8 +127,8 @@ pub struct Agent<H: Host> {
     pub(super) catalog: RefCell<Option<Catalog>>,
     sessions: RefCell<HashMap<String, Slot>>,
     turns: RefCell<HashMap<u32, Cancel>>,
-    /// The deadline of every adapter call; stopped by [`Agent::shutdown`].
-    pub(super) deadlines: Deadlines,
+    /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
+    stop: Cancel,
     /// The credential in use; see [`super::credential`].
     pub(super) credentials: RefCell<Credentials>,
 }
@@ -139,7 +138,7 @@ impl<H: Host> Agent<H> {
         Agent {
             host,
             credentials: RefCell::new(Credentials::new(config.api_key.clone())),
-            deadlines: Deadlines::new(config.adapter_timeout_ms),
+            stop: Cancel::new(),
             config,
             catalog: RefCell::new(None),
             sessions: RefCell::new(HashMap::new()),
@@ -155,28 +154,8 @@ impl<H: Host> Agent<H> {
         &self.config
     }
 
-    /// The deadline of adapter calls and the agent's stop token.
-    pub fn deadlines(&self) -> &Deadlines {
-        &self.deadlines
-    }
-
-    /// The host's session store, every call bounded by [`Self::deadlines`].
-    pub fn store(&self) -> Store<'_, H> {
-        Store::new(&self.host, &self.deadlines)
-    }
-
-    /// Opens `url` through the host's `openUrl` (bounded); false when it refused, failed or
-    /// did not answer in time.
-    pub async fn open_url(&self, url: &str) -> bool {
-        let open = self.host.open_url(url);
-        self.deadlines
-            .call(&self.host, "openUrl", open)
-            .await
-            .unwrap_or(false)
-    }
-
     pub(super) fn check_open(&self) -> Result<(), AgentError> {
-        if self.deadlines.is_stopped() {
+        if self.stop.is_cancelled() {
             Err(AgentError::Closed)
         } else {
             Ok(())
@@ -197,7 +176,7 @@ impl<H: Host> Agent<H> {
             body: Vec::new(),
         };
         // Stopping the agent aborts it (the sessions wait for it at most 2 s on the JS side).
-        let cancel = self.deadlines.stop_token().clone();
+        let cancel = self.stop.clone();
         let result = match self.host.fetch(request, &cancel).await {
             Ok(mut response) if response.status == 200 => {
                 read_capped(&mut response.body, &cancel, MAX_CATALOG_BYTES)
@@ -266,7 +245,7 @@ impl<H: Host> Agent<H> {
             preferences,
             Mode::default(),
         )?;
-        session.persist(&self.store()).await?;
+        session.persist(&self.host).await?;
         self.restore_config(&mut session).await;
         let opened = self.describe(&session, Vec::new());
         self.sessions
@@ -284,9 +263,9 @@ impl<H: Host> Agent<H> {
         if matches!(self.sessions.borrow().get(id), Some(Slot::Busy)) {
             return Err(AgentError::Busy(id.to_owned()));
         }
-        let mut session = LiveSession::open(&self.store(), id, Mode::default()).await?;
+        let mut session = LiveSession::open(&self.host, id, Mode::default()).await?;
         if session.settle_checkpoint(&self.host)? {
-            session.persist(&self.store()).await?;
+            session.persist(&self.host).await?;
         }
         self.restore_config(&mut session).await;
         let history = replay(&session);
@@ -327,7 +306,7 @@ impl<H: Host> Agent<H> {
         if session.is_saved() {
             return;
         }
-        if let Err(error) = session.persist(&self.store()).await {
+        if let Err(error) = session.persist(&self.host).await {
             let code = error.code();
             self.host
                 .event(session.unsaved_event(code, error.to_string()));
@@ -354,8 +333,8 @@ impl<H: Host> Agent<H> {
     pub async fn list_sessions(&self) -> Result<Vec<Listed>, AgentError> {
         self.check_open()?;
         let mut listed = self
-            .store()
-            .list()
+            .host
+            .list_sessions()
             .await
             .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
         listed.sort_by_key(|l| std::cmp::Reverse(l.updated_at_ms));
@@ -377,8 +356,8 @@ impl<H: Host> Agent<H> {
         if matches!(self.sessions.borrow().get(id), Some(Slot::Busy)) {
             return Err(AgentError::Busy(id.to_owned()));
         }
-        self.store()
-            .remove(id)
+        self.host
+            .remove_session(id)
             .await
             .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
         self.sessions.borrow_mut().remove(id);
@@ -460,7 +439,6 @@ impl<H: Host> Agent<H> {
             workspace: self.config.workspace.as_ref(),
             policy,
             step_limit: self.config.step_limit,
-            deadlines: &self.deadlines,
         };
         // Boxed so the turn's large state machine is not copied into every caller's future.
         let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> = Box::pin(
@@ -468,7 +446,7 @@ impl<H: Host> Agent<H> {
         );
         let result = turn.await;
         let session_id = session.id().to_owned();
-        if self.deadlines.is_stopped() {
+        if self.stop.is_cancelled() {
             // Nothing will commit it later: say what the store does not hold.
             self.report_stopped(&session);
         }
@@ -489,14 +467,14 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// Cancels every turn and refuses further work. Adapter calls in flight are abandoned
-    /// (after a grace tick, see [`Deadlines`]); idle sessions the store does not fully hold are
-    /// reported now, a running turn's session when the turn has ended.
+    /// Cancels every turn and refuses further work (js/host.js abandons the adapter calls in
+    /// flight). Idle sessions the store does not fully hold are reported now, a running turn's
+    /// session when the turn has ended.
     pub fn shutdown(&self) {
-        if self.deadlines.is_stopped() {
+        if self.stop.is_cancelled() {
             return;
         }
-        self.deadlines.stop();
+        self.stop.cancel();
         let turns: Vec<Cancel> = self.turns.borrow().values().cloned().collect();
         for cancel in turns {
             cancel.cancel();
@@ -510,12 +488,6 @@ impl<H: Host> Agent<H> {
                 }
             }
         }
-    }
-}
-
-impl From<Unanswered> for AgentError {
-    fn from(error: Unanswered) -> Self {
-        AgentError::Session(SessionError::Store(StoreError::Unanswered(error)))
     }
 }
 

@@ -24,7 +24,6 @@ use crate::auth::{
 
 use super::cancel::Cancel;
 use super::core::Agent;
-use super::deadline::{Deadlines, Unanswered};
 use super::host::{FetchError, Host, HostEvent, HttpRequest};
 use super::model::{read_capped, Reauth};
 
@@ -205,24 +204,14 @@ impl Credentials {
 /// their deadline, and stop when `cancel` is set (the host's fetch is aborted).
 pub struct HostAuth<'a, H: Host> {
     host: &'a H,
-    /// Bounds the `oauthSessionStore` calls.
-    deadlines: &'a Deadlines,
     cancel: Cancel,
 }
 
 impl<'a, H: Host> HostAuth<'a, H> {
     /// Lends `host`; `cancel` stops every request in flight (a cancelled login).
-    pub fn new(host: &'a H, deadlines: &'a Deadlines, cancel: Cancel) -> Self {
-        Self {
-            host,
-            deadlines,
-            cancel,
-        }
+    pub fn new(host: &'a H, cancel: Cancel) -> Self {
+        Self { host, cancel }
     }
-}
-
-fn unanswered(error: Unanswered) -> OAuthStoreError {
-    OAuthStoreError::Failed(error.to_string())
 }
 
 /// Runs `exchange` until it finishes, or cancels `call` when the deadline or the outer cancel
@@ -307,29 +296,17 @@ impl<H: Host> auth::Sleeper for HostAuth<'_, H> {
 
 impl<H: Host> OAuthStore for HostAuth<'_, H> {
     async fn load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
-        let load = self.host.oauth_load();
-        self.deadlines
-            .call(self.host, "oauthSessionStore.load", load)
-            .await
-            .map_err(unanswered)?
+        self.host.oauth_load().await
     }
     async fn commit(
         &self,
         bytes: Vec<u8>,
         expected: Option<&str>,
     ) -> Result<String, OAuthStoreError> {
-        let commit = self.host.oauth_commit(bytes, expected);
-        self.deadlines
-            .call(self.host, "oauthSessionStore.commit", commit)
-            .await
-            .map_err(unanswered)?
+        self.host.oauth_commit(bytes, expected).await
     }
     async fn remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
-        let remove = self.host.oauth_remove(expected);
-        self.deadlines
-            .call(self.host, "oauthSessionStore.remove", remove)
-            .await
-            .map_err(unanswered)?
+        self.host.oauth_remove(expected).await
     }
 }
 
@@ -374,7 +351,7 @@ impl<H: Host> Agent<H> {
     /// A refused issuer override, or a store failure.
     pub async fn restore_login(&self) -> Result<bool, AuthError> {
         let config = self.auth_config().map_err(Clone::clone)?.clone();
-        let auth = HostAuth::new(self.host(), self.deadlines(), Cancel::new());
+        let auth = HostAuth::new(self.host(), Cancel::new());
         match auth::load_session(&auth, &config.issuer).await? {
             LoadedSession::Present(session) => {
                 self.set_login(
@@ -442,7 +419,7 @@ impl<H: Host> Agent<H> {
         let Ok(config) = self.auth_config().cloned() else {
             return;
         };
-        let auth = HostAuth::new(self.host(), self.deadlines(), Cancel::new());
+        let auth = HostAuth::new(self.host(), Cancel::new());
         let renewed = if force {
             auth::refresh(&auth, &auth, &auth, &config).await
         } else {

@@ -11,7 +11,6 @@
 
 use super::acp::{PermissionAnswer, PermissionRequest, Update};
 use super::cancel::Cancel;
-use super::deadline::Unanswered;
 use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
 fn no_oauth_store() -> OAuthStoreError {
@@ -86,14 +85,24 @@ pub enum StoreError {
     /// The store answered with the wrong shape; `message` names the method and what was wrong.
     #[error("{message}")]
     Invalid { message: String },
-    /// The store did not answer in time, or the agent stopped first.
-    #[error("{0}")]
-    Unanswered(Unanswered),
+    /// The store did not answer within the host's deadline (`adapterTimeoutMs`); the message
+    /// names the method.
+    #[error("{message}")]
+    TimedOut { message: String },
+    /// The agent stopped before the store answered; the late answer is ignored.
+    #[error("{message}")]
+    Abandoned { message: String },
 }
 
-impl From<Unanswered> for StoreError {
-    fn from(error: Unanswered) -> Self {
-        StoreError::Unanswered(error)
+impl StoreError {
+    /// The JS error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::RevisionConflict => "FX_SESSION_REVISION_CONFLICT",
+            StoreError::Failed { .. } | StoreError::Invalid { .. } => "FX_SESSION_STORE_FAILED",
+            StoreError::TimedOut { .. } => "FX_ADAPTER_TIMEOUT",
+            StoreError::Abandoned { .. } => "FX_AGENT_CLOSED",
+        }
     }
 }
 

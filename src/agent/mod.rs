@@ -9,7 +9,6 @@
 //! - [`session`]: a live session's log, revision, commits and forks on conflict.
 //! - [`host`]: the [`host::Host`] trait the wasm bindings and the test fakes implement.
 //! - [`cancel`]: the per-turn cancellation token every wait observes.
-//! - [`deadline`]: the deadline of every adapter call, and the agent's stop token.
 //! - [`acp`]: the ACP `session/update` shapes a turn yields, stop reasons, permission requests.
 //! - [`modes`]: the session modes (`code`, `ask`) and config options (`model`, `mode`).
 //! - [`replay`]: a stored session as the ACP updates of `session.history`.
@@ -21,7 +20,6 @@ pub mod config;
 pub mod context;
 pub mod core;
 pub mod credential;
-pub mod deadline;
 pub mod host;
 pub mod model;
 pub mod modes;

@@ -55,7 +55,8 @@ impl<H: Host> Agent<H> {
     }
 
     /// The second half of [`Self::set_config`]: writes an applied value to the config store
-    /// (bounded; a failure is `config.persist_error`), then reports `config.changed`.
+    /// (a failure, or no answer by the deadline, is `config.persist_error`), then reports
+    /// `config.changed`.
     pub async fn store_config(
         &self,
         config_id: &str,
@@ -63,17 +64,7 @@ impl<H: Host> Agent<H> {
         previous: String,
         source: &'static str,
     ) {
-        let set = self.host.config_set(config_id, value);
-        let failure = match self
-            .deadlines
-            .call(&self.host, "configStore.set", set)
-            .await
-        {
-            Ok(Ok(_)) => None,
-            Ok(Err(message)) => Some(message),
-            Err(unanswered) => Some(unanswered.to_string()),
-        };
-        if let Some(message) = failure {
+        if let Err(message) = self.host.config_set(config_id, value).await {
             self.host.event(HostEvent::ConfigPersistError {
                 id: config_id.to_owned(),
                 message,
@@ -105,7 +96,7 @@ impl<H: Host> Agent<H> {
                         ..PreferencesChange::default()
                     };
                     session
-                        .change_and_persist(&self.store(), |s| {
+                        .change_and_persist(&self.host, |s| {
                             s.change_preferences(&self.host, change)
                         })
                         .await?;
@@ -156,7 +147,7 @@ impl<H: Host> Agent<H> {
                 ..PreferencesChange::default()
             };
             session
-                .change_and_persist(&self.store(), |s| s.change_preferences(&self.host, change))
+                .change_and_persist(&self.host, |s| s.change_preferences(&self.host, change))
                 .await
                 .map_err(AgentError::from)
         };
@@ -173,7 +164,7 @@ impl<H: Host> Agent<H> {
         self.check_open()?;
         let mut session = self.take(id)?;
         let result = session
-            .change_and_persist(&self.store(), |s| s.rename(title))
+            .change_and_persist(&self.host, |s| s.rename(title))
             .await
             .map_err(AgentError::from);
         self.put_back(id, session);
@@ -187,16 +178,7 @@ impl<H: Host> Agent<H> {
                 "model" => session.state().preferences.model.clone(),
                 _ => session.mode.id().to_owned(),
             };
-            let get = self.host.config_get(id);
-            let stored = match self
-                .deadlines
-                .call(&self.host, "configStore.get", get)
-                .await
-            {
-                Ok(stored) => stored,
-                Err(unanswered) => Err(unanswered.to_string()),
-            };
-            match stored {
+            match self.host.config_get(id).await {
                 Ok(Some(value)) if value != current => {
                     let accepted = match id {
                         "model" => validate_model_id(&value).is_ok(),

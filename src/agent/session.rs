@@ -7,7 +7,9 @@
 //! another writer moved it on, our whole history (the shared part and ours) is saved as a new
 //! session — a fork — and the host is told. Nothing is lost either way.
 //!
-//! Every store call goes through [`Store`], which bounds it by the agent's [`Deadlines`].
+//! Store calls are bounded by js/host.js (`adapterTimeoutMs`, and abandoned when the agent
+//! stops): a commit that gave no answer may still land later, which is why a longer prefix of
+//! our own log in the store counts as ours.
 
 use std::collections::HashSet;
 
@@ -18,9 +20,7 @@ use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
 
-use super::cancel::Cancel;
-use super::deadline::Deadlines;
-use super::host::{Host, HostEvent, ListedSession, StoreError, StoredSession};
+use super::host::{Host, HostEvent, StoreError};
 use super::modes::Mode;
 
 /// Why a session operation failed.
@@ -39,11 +39,7 @@ pub enum SessionError {
 impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
-            SessionError::Store(StoreError::RevisionConflict) => "FX_SESSION_REVISION_CONFLICT",
-            SessionError::Store(StoreError::Failed { .. } | StoreError::Invalid { .. }) => {
-                "FX_SESSION_STORE_FAILED"
-            }
-            SessionError::Store(StoreError::Unanswered(unanswered)) => unanswered.code(),
+            SessionError::Store(error) => error.code(),
             SessionError::Log(_) => "FX_SESSION_INVALID",
             SessionError::NotFound(_) => "FX_SESSION_NOT_FOUND",
             SessionError::Unreadable { .. } => "FX_SESSION_INVALID",
@@ -72,90 +68,6 @@ impl<H: Host> Environment for HostEnvironment<'_, H> {
         self.0.fill_random(&mut extra);
         i128::from(self.0.now_ms()) * 1_000_000
             + i128::from(u16::from_le_bytes(extra) % 1000) * 1000
-    }
-}
-
-/// The host's session store as the agent reaches it: each call bounded by the agent's
-/// [`Deadlines`], and (with [`Store::until`]) abandoned once a turn is cancelled.
-pub struct Store<'a, H: Host> {
-    pub host: &'a H,
-    deadlines: &'a Deadlines,
-    cancel: Option<&'a Cancel>,
-}
-
-impl<H: Host> Clone for Store<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H: Host> Copy for Store<'_, H> {}
-
-impl<'a, H: Host> Store<'a, H> {
-    pub fn new(host: &'a H, deadlines: &'a Deadlines) -> Self {
-        Store {
-            host,
-            deadlines,
-            cancel: None,
-        }
-    }
-
-    /// The same store, whose calls are abandoned once `cancel` is set.
-    #[must_use]
-    pub fn until(self, cancel: &'a Cancel) -> Self {
-        Store {
-            cancel: Some(cancel),
-            ..self
-        }
-    }
-
-    /// `sessionStore.load`.
-    ///
-    /// # Errors
-    /// [`StoreError`] when the store fails or does not answer in time.
-    pub async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
-        let load = self.host.load_session(id);
-        self.deadlines
-            .call_until(self.host, "sessionStore.load", self.cancel, load)
-            .await?
-    }
-
-    /// `sessionStore.commit`: the new revision.
-    ///
-    /// # Errors
-    /// [`StoreError::RevisionConflict`] when the stored revision is not `expected`.
-    pub async fn commit(
-        &self,
-        id: &str,
-        bytes: &[u8],
-        expected: Option<&str>,
-    ) -> Result<String, StoreError> {
-        let commit = self.host.commit_session(id, bytes, expected);
-        self.deadlines
-            .call_until(self.host, "sessionStore.commit", self.cancel, commit)
-            .await?
-    }
-
-    /// `sessionStore.list`.
-    ///
-    /// # Errors
-    /// [`StoreError`] when the store fails or does not answer in time.
-    pub async fn list(&self) -> Result<Vec<ListedSession>, StoreError> {
-        let list = self.host.list_sessions();
-        self.deadlines
-            .call_until(self.host, "sessionStore.list", self.cancel, list)
-            .await?
-    }
-
-    /// `sessionStore.remove`.
-    ///
-    /// # Errors
-    /// [`StoreError`] when the store fails or does not answer in time.
-    pub async fn remove(&self, id: &str) -> Result<(), StoreError> {
-        let remove = self.host.remove_session(id);
-        self.deadlines
-            .call_until(self.host, "sessionStore.remove", self.cancel, remove)
-            .await?
     }
 }
 
@@ -205,12 +117,8 @@ impl LiveSession {
     ///
     /// # Errors
     /// [`SessionError::NotFound`], [`SessionError::Store`], or [`SessionError::Unreadable`].
-    pub async fn open<H: Host>(
-        store: &Store<'_, H>,
-        id: &str,
-        mode: Mode,
-    ) -> Result<Self, SessionError> {
-        let stored = store.load(id).await.map_err(SessionError::Store)?;
+    pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
+        let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
         let committed_len = stored.bytes.len();
         let log = Log::load(stored.bytes).map_err(|error| SessionError::Unreadable {
@@ -370,12 +278,12 @@ impl LiveSession {
     /// when the commit fails (the change is undone).
     pub async fn change_and_persist<H: Host, T>(
         &mut self,
-        store: &Store<'_, H>,
+        host: &H,
         apply: impl FnOnce(&mut Self) -> Result<T, SessionError>,
     ) -> Result<T, SessionError> {
         let before = self.log.bytes().len();
         let value = apply(self)?;
-        match self.persist(store).await {
+        match self.persist(host).await {
             Ok(_) => Ok(value),
             Err(error) => {
                 self.truncate_to(before)?;
@@ -400,24 +308,21 @@ impl LiveSession {
     /// # Errors
     /// [`SessionError::Store`] when the store fails (our log stays in memory; a later commit
     /// retries it).
-    pub async fn persist<H: Host>(
-        &mut self,
-        store: &Store<'_, H>,
-    ) -> Result<Option<String>, SessionError> {
+    pub async fn persist<H: Host>(&mut self, host: &H) -> Result<Option<String>, SessionError> {
         if self.is_saved() {
             return Ok(None);
         }
         let id = self.id().to_owned();
-        match store
-            .commit(&id, self.log.bytes(), self.revision.as_deref())
+        match host
+            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
             .await
         {
             Ok(revision) => {
                 self.mark_committed(revision, self.log.bytes().len());
-                self.compact_if_due(store).await;
+                self.compact_if_due(host).await;
                 Ok(None)
             }
-            Err(StoreError::RevisionConflict) => self.resolve_conflict(store, id).await,
+            Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
     }
@@ -426,20 +331,16 @@ impl LiveSession {
     /// generation holding the same state and commit that. A failure leaves the committed log
     /// as it was (what the caller appended is stored); the in-memory log is compacted and a
     /// later commit stores it.
-    async fn compact_if_due<H: Host>(&mut self, store: &Store<'_, H>) {
+    async fn compact_if_due<H: Host>(&mut self, host: &H) {
         if !self.log.compaction_due() {
             return;
         }
-        if self
-            .log
-            .compact_log(&mut HostEnvironment(store.host))
-            .is_err()
-        {
+        if self.log.compact_log(&mut HostEnvironment(host)).is_err() {
             return;
         }
         let id = self.id().to_owned();
-        if let Ok(revision) = store
-            .commit(&id, self.log.bytes(), self.revision.as_deref())
+        if let Ok(revision) = host
+            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
             .await
         {
             self.mark_committed(revision, self.log.bytes().len());
@@ -457,10 +358,10 @@ impl LiveSession {
 
     async fn resolve_conflict<H: Host>(
         &mut self,
-        store: &Store<'_, H>,
+        host: &H,
         id: String,
     ) -> Result<Option<String>, SessionError> {
-        let stored = store.load(&id).await.map_err(SessionError::Store)?;
+        let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
         if let Some(stored) = &stored {
             // The store holds our bytes under a new revision (what we committed, or more of our
             // log: a commit of ours that answered after we stopped waiting). Nobody moved on:
@@ -474,25 +375,20 @@ impl LiveSession {
                 if self.is_saved() {
                     return Ok(None);
                 }
-                let revision = store
-                    .commit(&id, self.log.bytes(), Some(&stored.revision))
+                let revision = host
+                    .commit_session(&id, self.log.bytes(), Some(&stored.revision))
                     .await
                     .map_err(SessionError::Store)?;
                 self.mark_committed(revision, self.log.bytes().len());
                 return Ok(None);
             }
         }
-        self.fork(store, &id).await?;
+        self.fork(host, &id).await?;
         Ok(Some(id))
     }
 
     /// Re-creates our history under a new id and commits it as a new record.
-    async fn fork<H: Host>(
-        &mut self,
-        store: &Store<'_, H>,
-        from: &str,
-    ) -> Result<(), SessionError> {
-        let host = store.host;
+    async fn fork<H: Host>(&mut self, host: &H, from: &str) -> Result<(), SessionError> {
         let state = self.state().clone();
         let mut fork = LiveSession::create(
             host,
@@ -517,7 +413,7 @@ impl LiveSession {
             fork.log.rename(title)?;
         }
         let id = fork.id().to_owned();
-        let committed = store.commit(&id, fork.log.bytes(), None).await;
+        let committed = host.commit_session(&id, fork.log.bytes(), None).await;
         let revision = match committed {
             Ok(revision) => revision,
             Err(error) => {

@@ -21,11 +21,10 @@ use crate::tools::workspace::{Permission, WorkspaceInfo};
 use super::acp::{StopReason, Update};
 use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
-use super::deadline::Deadlines;
 use super::host::{Host, HostEvent, HttpRequest};
 use super::model::{run_step, Reauth, StepError, StepSink};
 use super::modes::Mode;
-use super::session::{LiveSession, SessionError, Store};
+use super::session::{LiveSession, SessionError};
 use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
 
 mod tool_steps;
@@ -46,8 +45,6 @@ pub struct TurnSettings<'a> {
     pub workspace: Option<&'a WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
-    /// The deadline of each session-store call, and the agent's stop token.
-    pub deadlines: &'a Deadlines,
 }
 
 /// Why a turn failed (it is still recorded in the session as an interrupted turn).
@@ -204,20 +201,23 @@ impl<H: Host> Turn<'_, H> {
         self.host.update(self.turn_id, update);
     }
 
-    /// Commits the session. A mid-turn save (`until_cancelled`) is abandoned once the turn is
-    /// cancelled: the final save stores everything anyway.
+    /// Commits the session. A mid-turn save (`until_cancelled`) stops waiting once the turn is
+    /// cancelled: the final save stores everything anyway. (Dropping `persist` mid-way is safe:
+    /// it changes the session only after each store answer.)
     async fn save(
         &mut self,
         session: &mut LiveSession,
         until_cancelled: bool,
     ) -> Result<(), TurnError> {
-        let store = Store::new(self.host, self.settings.deadlines);
-        let store = if until_cancelled {
-            store.until(self.cancel)
+        let persisted = if until_cancelled {
+            match self.cancel.run(session.persist(self.host)).await {
+                Ok(persisted) => persisted,
+                Err(_) => return Ok(()),
+            }
         } else {
-            store
+            session.persist(self.host).await
         };
-        if let Some(from) = session.persist(&store).await? {
+        if let Some(from) = persisted? {
             self.forked_from.get_or_insert(from);
         }
         Ok(())

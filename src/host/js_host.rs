@@ -3,7 +3,8 @@
 //! js/host.js already normalizes the application's adapters (sync or async, thrown errors keep
 //! their `code`, results are shape-checked in its one table); this side awaits the promises,
 //! races them against the turn's [`Cancel`] (aborting the JS side on cancel), and maps values
-//! to typed results. Deadlines are the agent's (`agent::deadline`), not this layer's.
+//! to typed results. js/host.js also ends every store call at its deadline (`adapterTimeoutMs`)
+//! and abandons them when the agent stops; those come here as coded errors.
 
 use std::collections::HashMap;
 
@@ -150,6 +151,12 @@ fn store_error(method: &'static str, error: &JsValue) -> StoreError {
         Some(ADAPTER_INVALID) => StoreError::Invalid {
             message: error_message(error),
         },
+        Some("FX_ADAPTER_TIMEOUT") => StoreError::TimedOut {
+            message: error_message(error),
+        },
+        Some("FX_AGENT_CLOSED") => StoreError::Abandoned {
+            message: error_message(error),
+        },
         _ => StoreError::Failed {
             method,
             message: error_message(error),
@@ -188,18 +195,13 @@ impl JsHostAdapter {
         JsHostAdapter { js }
     }
 
-    /// The `config()` object js/host.js prepares: `{ env, workspace, adapterTimeoutMs }`.
+    /// The `config()` object js/host.js prepares: `{ env, workspace }`.
     pub fn read_config(config: &JsValue) -> HostConfig {
         let env: HashMap<String, String> =
             serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
-        let adapter_timeout_ms = get(config, "adapterTimeoutMs")
-            .as_f64()
-            .filter(|ms| ms.fract() == 0.0 && *ms >= 1.0 && *ms <= f64::from(u32::MAX))
-            .map(|ms| ms as u32);
         HostConfig {
             env,
             workspace: get(config, "workspace"),
-            adapter_timeout_ms,
         }
     }
 }
@@ -209,8 +211,6 @@ pub struct HostConfig {
     pub env: HashMap<String, String>,
     /// The workspace description (null without one), validated by the core.
     pub workspace: JsValue,
-    /// `adapterTimeoutMs`, when the host set one.
-    pub adapter_timeout_ms: Option<u32>,
 }
 
 impl HostConfig {
@@ -229,20 +229,15 @@ impl HostConfig {
                         .map_err(|error| type_error(format!("workspace is invalid: {error}")))?,
                 )
             };
-        let mut config = crate::agent::AgentConfig::from_env(&self.env, workspace.as_ref())
-            .map_err(|error| {
-                let js = js_sys::TypeError::new(&error.to_string());
-                let _ = Reflect::set(
-                    &js,
-                    &JsValue::from_str("code"),
-                    &JsValue::from_str(error.code()),
-                );
-                JsValue::from(js)
-            })?;
-        if let Some(ms) = self.adapter_timeout_ms {
-            config.adapter_timeout_ms = ms;
-        }
-        Ok(config)
+        crate::agent::AgentConfig::from_env(&self.env, workspace.as_ref()).map_err(|error| {
+            let js = js_sys::TypeError::new(&error.to_string());
+            let _ = Reflect::set(
+                &js,
+                &JsValue::from_str("code"),
+                &JsValue::from_str(error.code()),
+            );
+            JsValue::from(js)
+        })
     }
 }
 

@@ -120,19 +120,18 @@ pub struct State {
     /// [`FakeHost::wake_sleepers`] after moving the clock.
     pub park_sleeps: bool,
     pub sleepers: Vec<std::task::Waker>,
-    /// Store and config calls that never answer, by name: `load`, `commit`, `list`, `remove`,
-    /// `config_get`, `config_set`, `oauth_load`.
+    /// Store and config calls that never answer, by name: `load`, `list`, `remove`,
+    /// `config_get`, `config_set`, `oauth_load` (js/host.js would end them at their deadline;
+    /// here only dropping the call ends the wait).
     pub hang: HashSet<&'static str>,
-    /// Commits that hung, as `(id, bytes, expected)`: [`FakeHost::land_late`] stores one as a
-    /// late answer would.
-    pub hung_commits: Vec<(String, Vec<u8>, Option<String>)>,
-    /// The next commits fail with this message.
-    pub fail_commit: Option<String>,
-    /// Every deadline asked for, in ms.
-    pub deadlines: Vec<u32>,
-    /// Deadlines fire at once (otherwise they never fire, unless `park_sleeps` runs them on the
-    /// clock); a grace tick (`deadline(0)`) always fires at once.
-    pub deadlines_fire: bool,
+    /// How many of the next commits never answer.
+    pub hang_commits: usize,
+    /// Commits that got no answer (they hung, or `fail_commit` ended them), as
+    /// `(id, bytes, expected)`: [`FakeHost::land_late`] stores one as a late answer would.
+    pub unanswered_commits: Vec<(String, Vec<u8>, Option<String>)>,
+    /// The next commits fail with this error (as js/host.js reports a store that threw, did
+    /// not answer by its deadline, or was abandoned when the agent stopped).
+    pub fail_commit: Option<StoreError>,
 }
 
 #[derive(Clone, Default)]
@@ -200,10 +199,10 @@ impl FakeHost {
             waker.wake();
         }
     }
-    /// Stores a hung commit now, as a store that answers late would (compare-and-set).
+    /// Stores an unanswered commit now, as a store that answers late would (compare-and-set).
     pub fn land_late(&self, index: usize) -> bool {
         let mut state = self.state.borrow_mut();
-        let (id, bytes, expected) = state.hung_commits[index].clone();
+        let (id, bytes, expected) = state.unanswered_commits[index].clone();
         let current = state.sessions.get(&id).map(|(_, r)| r.clone());
         if current != expected {
             return false;
@@ -282,33 +281,6 @@ impl Host for FakeHost {
                 return;
             }
             state.now_ms + i64::from(ms)
-        };
-        std::future::poll_fn(|cx| {
-            let mut state = self.state.borrow_mut();
-            if state.now_ms >= target {
-                Poll::Ready(())
-            } else {
-                state.sleepers.push(cx.waker().clone());
-                Poll::Pending
-            }
-        })
-        .await;
-    }
-    async fn deadline(&self, ms: u32) {
-        let target = {
-            let mut state = self.state.borrow_mut();
-            state.deadlines.push(ms);
-            if ms == 0 || state.deadlines_fire {
-                return;
-            }
-            if !state.park_sleeps {
-                None
-            } else {
-                Some(state.now_ms + i64::from(ms))
-            }
-        };
-        let Some(target) = target else {
-            return std::future::pending().await;
         };
         std::future::poll_fn(|cx| {
             let mut state = self.state.borrow_mut();
@@ -413,23 +385,30 @@ impl Host for FakeHost {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<String, StoreError> {
-        if self.state.borrow().hang.contains("commit") {
-            self.state.borrow_mut().hung_commits.push((
-                id.to_owned(),
-                bytes.to_vec(),
-                expected.map(str::to_owned),
-            ));
+        let attempt = (id.to_owned(), bytes.to_vec(), expected.map(str::to_owned));
+        let hangs = {
+            let mut state = self.state.borrow_mut();
+            let hangs = state.hang_commits > 0;
+            state.hang_commits = state.hang_commits.saturating_sub(1);
+            hangs
+        };
+        if hangs {
+            self.state.borrow_mut().unanswered_commits.push(attempt);
+            self.waiting.set(true);
+            return std::future::pending().await;
         }
-        self.maybe_hang("commit").await;
         let mut state = self.state.borrow_mut();
         state
             .commits
             .push((id.to_owned(), expected.map(str::to_owned)));
-        if let Some(message) = state.fail_commit.clone() {
-            return Err(StoreError::Failed {
-                method: "commit",
-                message,
-            });
+        if let Some(error) = state.fail_commit.clone() {
+            if matches!(
+                error,
+                StoreError::TimedOut { .. } | StoreError::Abandoned { .. }
+            ) {
+                state.unanswered_commits.push(attempt);
+            }
+            return Err(error);
         }
         let current = state.sessions.get(id).map(|(_, r)| r.clone());
         if current.as_deref() != expected {

@@ -80,7 +80,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Effect::OpenUrl(url) => {
                 let shell = self.clone();
                 self.spawn(async move {
-                    let opened = shell.inner.agent.open_url(&url).await;
+                    let opened = shell.inner.agent.host().open_url(&url).await;
                     if !opened {
                         shell
                             .inner
@@ -169,7 +169,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Ok(config) => config.clone(),
             Err(error) => return Some((false, format!("sign-in is not possible here: {error}"))),
         };
-        let auth = HostAuth::new(agent.host(), agent.deadlines(), cancel.clone());
+        let auth = HostAuth::new(agent.host(), cancel.clone());
         let login = match DeviceLogin::start(&auth, &auth, &config).await {
             _ if cancel.is_cancelled() => return None,
             Ok(login) => login,
@@ -187,7 +187,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             interval_s,
         );
         self.flush();
-        let opened = agent.open_url(code.browser_url()).await;
+        let opened = agent.host().open_url(code.browser_url()).await;
         self.inner.app.borrow_mut().on_login_browser(id, opened);
         self.flush();
         let authorized = loop {
@@ -292,7 +292,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 return;
             }
         };
-        let auth = HostAuth::new(agent.host(), agent.deadlines(), Cancel::new());
+        let auth = HostAuth::new(agent.host(), Cancel::new());
         let report = auth::logout(&auth, &auth, &config).await;
         agent.clear_login();
         if matches!(report.local, LocalLogout::Conflict | LocalLogout::Failed(_)) {

@@ -163,14 +163,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// first frame. `resume` is `last` or a session id.
     pub async fn start(&self, resume: Option<String>) {
         let mut notices = Vec::new();
-        let agent = &self.inner.agent;
-        let load = self.inner.env.history_load();
-        let loaded = agent
-            .deadlines()
-            .call(agent.host(), "promptHistoryStore.load", load)
-            .await
-            .unwrap_or_else(|unanswered| Some(Err(unanswered.to_string())));
-        match loaded {
+        match self.inner.env.history_load().await {
             Some(Ok(entries)) => self.inner.app.borrow_mut().load_history(entries),
             Some(Err(message)) => notices.push(format!(
                 "History: could not load the prompt history ({message})"
@@ -465,14 +458,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::AppendHistory(text) => self.spawn(async move {
-                let agent = &shell.inner.agent;
-                let append = shell.inner.env.history_append(&text);
-                let appended = agent
-                    .deadlines()
-                    .call(agent.host(), "promptHistoryStore.append", append)
-                    .await
-                    .unwrap_or_else(|unanswered| Err(unanswered.to_string()));
-                let notice = match appended {
+                let notice = match shell.inner.env.history_append(&text).await {
                     Ok(outcome) if outcome == "record_too_large" => Some(
                         "History: this entry is too large for the prompt history and was not saved"
                             .to_owned(),
@@ -524,7 +510,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     async fn export(&self) -> String {
         let session = self.inner.session.borrow().clone();
-        let stored = match self.inner.agent.store().load(&session).await {
+        let stored = match self.inner.agent.host().load_session(&session).await {
             Ok(Some(stored)) => stored,
             Ok(None) => return "Export: the session has not been saved yet".into(),
             Err(error) => return format!("Export: {error}"),
@@ -534,24 +520,15 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Err(error) => return format!("Export: {error}"),
         };
         let n = files.len();
-        // The host may wait for the user (a save dialog): no deadline, but not past a stop.
-        let download = self.inner.env.download(files);
-        match self
-            .inner
-            .agent
-            .deadlines()
-            .until_stopped("download", download)
-            .await
-        {
-            Ok(Ok(())) => format!("Export: offered {n} files of session {session}"),
-            Ok(Err(message)) => format!("Export: the host refused the download ({message})"),
-            Err(unanswered) => format!("Export: {unanswered}"),
+        match self.inner.env.download(files).await {
+            Ok(()) => format!("Export: offered {n} files of session {session}"),
+            Err(message) => format!("Export: the host refused the download ({message})"),
         }
     }
 
     /// A stored session's title, as the log reader derives it.
     async fn session_title(&self, id: &str) -> String {
-        let Ok(Some(stored)) = self.inner.agent.store().load(id).await else {
+        let Ok(Some(stored)) = self.inner.agent.host().load_session(id).await else {
             return String::new();
         };
         crate::log::read_session(&stored.bytes)

@@ -500,10 +500,16 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             | Effect::Logout => self.login_effect(effect),
             Effect::Exit(code) => {
                 self.stop_login();
-                agent.shutdown();
-                agent.host().answer(PermissionAnswer::Cancelled);
-                self.flush();
-                self.inner.env.exited(code);
+                self.spawn(async move {
+                    // As `agent.close()` does: store what an earlier commit failed to store
+                    // (bounded by the host's deadline); what still fails is `session.unsaved`.
+                    let agent = &shell.inner.agent;
+                    agent.close_sessions().await;
+                    agent.shutdown();
+                    agent.host().answer(PermissionAnswer::Cancelled);
+                    shell.flush();
+                    shell.inner.env.exited(code);
+                });
             }
         }
     }

@@ -8,9 +8,10 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::agent::{Agent, AgentError, Opened};
+use crate::agent::{Agent, AgentConfig, AgentError, Opened};
 use crate::host::js_host::{error_message, to_js, JsHost, JsHostAdapter};
 use crate::host::to_js_error;
+use crate::tools::workspace::RawWorkspace;
 
 /// A prompt content block, as js/agent.js normalizes it.
 #[derive(Deserialize)]
@@ -85,7 +86,18 @@ impl AgentCore {
     /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy or an invalid workspace.
     #[wasm_bindgen(constructor)]
     pub fn new(host: JsHost, config: JsValue) -> Result<AgentCore, JsValue> {
-        let config = JsHostAdapter::read_config(&config).agent_config()?;
+        let (env, workspace) = JsHostAdapter::read_config(&config);
+        let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
+            None
+        } else {
+            Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
+                JsValue::from(js_sys::TypeError::new(&format!(
+                    "workspace is invalid: {error}"
+                )))
+            })?)
+        };
+        let config =
+            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| agent_error(&e))?;
         Ok(AgentCore {
             agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)),
         })

@@ -7,10 +7,12 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use crate::agent::AgentConfig;
 use crate::host::js_host::{JsHost, JsHostAdapter};
 use crate::host::term_host::{JsTermEnv, JsTermIo, Ticker};
 use crate::term::app::shell::Shell;
 use crate::term::app::Capabilities;
+use crate::tools::workspace::RawWorkspace;
 
 fn flag(caps: &JsValue, key: &str) -> bool {
     js_sys::Reflect::get(caps, &JsValue::from_str(key))
@@ -45,7 +47,18 @@ impl TermCore {
         rows: u32,
         caps: JsValue,
     ) -> Result<TermCore, JsValue> {
-        let config = JsHostAdapter::read_config(&config).agent_config()?;
+        let (env, workspace) = JsHostAdapter::read_config(&config);
+        let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
+            None
+        } else {
+            Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
+                JsValue::from(js_sys::TypeError::new(&format!(
+                    "workspace is invalid: {error}"
+                )))
+            })?)
+        };
+        let config = AgentConfig::from_env(&env, workspace.as_ref())
+            .map_err(|error| JsValue::from(js_sys::TypeError::new(&error.to_string())))?;
         let capabilities = Capabilities {
             history_store: flag(&caps, "historyStore"),
             session_store: flag(&caps, "sessionStore"),

@@ -196,48 +196,10 @@ impl JsHostAdapter {
     }
 
     /// The `config()` object js/host.js prepares: `{ env, workspace }`.
-    pub fn read_config(config: &JsValue) -> HostConfig {
+    pub fn read_config(config: &JsValue) -> (HashMap<String, String>, JsValue) {
         let env: HashMap<String, String> =
             serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
-        HostConfig {
-            env,
-            workspace: get(config, "workspace"),
-        }
-    }
-}
-
-/// What js/host.js's `config()` holds.
-pub struct HostConfig {
-    pub env: HashMap<String, String>,
-    /// The workspace description (null without one), validated by the core.
-    pub workspace: JsValue,
-}
-
-impl HostConfig {
-    /// The agent's configuration from this.
-    ///
-    /// # Errors
-    /// A `TypeError` for an invalid workspace description or chat URL.
-    pub fn agent_config(&self) -> Result<crate::agent::AgentConfig, JsValue> {
-        let type_error = |message: String| JsValue::from(js_sys::TypeError::new(&message));
-        let workspace: Option<crate::tools::workspace::RawWorkspace> =
-            if self.workspace.is_null() || self.workspace.is_undefined() {
-                None
-            } else {
-                Some(
-                    serde_wasm_bindgen::from_value(self.workspace.clone())
-                        .map_err(|error| type_error(format!("workspace is invalid: {error}")))?,
-                )
-            };
-        crate::agent::AgentConfig::from_env(&self.env, workspace.as_ref()).map_err(|error| {
-            let js = js_sys::TypeError::new(&error.to_string());
-            let _ = Reflect::set(
-                &js,
-                &JsValue::from_str("code"),
-                &JsValue::from_str(error.code()),
-            );
-            JsValue::from(js)
-        })
+        (env, get(config, "workspace"))
     }
 }
 

@@ -280,7 +280,8 @@ describe('abort() with a commit that never settles', () => {
 });
 
 describe('close()', () => {
-  test('retries a commit that failed earlier: the answered turn is stored', async () => {
+  /** An agent whose store can be made to fail, with one scripted answer and its events. */
+  async function failingStoreAgent() {
     const inner = memorySessionStore();
     const control = controllableStore(inner);
     const events = [];
@@ -290,7 +291,11 @@ describe('close()', () => {
       sessionStore: control.store,
       onEvent: (e) => events.push(e),
     });
-    const session = await agent.createSession();
+    return { inner, control, events, agent, session: await agent.createSession() };
+  }
+
+  test('retries a commit that failed earlier: the answered turn is stored', async () => {
+    const { inner, control, events, agent, session } = await failingStoreAgent();
     control.fail.commit = new Error('disk full');
     await assert.rejects(session.prompt('save me later').result, (e) => e.code === 'FX_SESSION_STORE_FAILED');
     control.fail.commit = null;
@@ -300,16 +305,7 @@ describe('close()', () => {
   });
 
   test('reports a commit that still fails at close, with the bytes', async () => {
-    const inner = memorySessionStore();
-    const control = controllableStore(inner);
-    const events = [];
-    const agent = await createFxAgent({
-      fetch: fakeFetch([{ events: textEvents('answer') }]).fetch,
-      env,
-      sessionStore: control.store,
-      onEvent: (e) => events.push(e),
-    });
-    const session = await agent.createSession();
+    const { control, events, agent, session } = await failingStoreAgent();
     control.fail.commit = new Error('disk full');
     await assert.rejects(session.prompt('lost?').result);
     assert.equal(await agent.close(), 0);

@@ -346,50 +346,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 agent.host().answer(PermissionAnswer::Cancelled);
             }
             Effect::SetConfig { id, value } => self.spawn(async move {
-                let session = shell.inner.session.borrow().clone();
-                let agent = &shell.inner.agent;
-                let result = agent.apply_config_option(&session, id, &value).await;
-                let previous = {
-                    let mut app = shell.inner.app.borrow_mut();
-                    match result {
-                        Ok((_, previous)) => {
-                            app.on_config_applied(id, &value);
-                            previous
-                        }
-                        Err(error) => {
-                            app.warning(&error_text(&error));
-                            None
-                        }
-                    }
-                };
-                shell.after();
-                // The screen shows the change at once; the config store is written after.
-                if let Some(previous) = previous {
-                    agent.store_config(id, &value, previous, "terminal").await;
-                }
+                shell.apply_option(id, &value).await;
             }),
             Effect::SetModel { model, effort } => self.spawn(async move {
-                let session = shell.inner.session.borrow().clone();
                 let agent = &shell.inner.agent;
-                let result = agent.apply_config_option(&session, "model", &model).await;
-                let ok = result.is_ok();
-                let previous = {
-                    let mut app = shell.inner.app.borrow_mut();
-                    match result {
-                        Ok((_, previous)) => {
-                            app.on_config_applied("model", &model);
-                            previous
-                        }
-                        Err(error) => {
-                            app.warning(&error_text(&error));
-                            None
-                        }
-                    }
-                };
-                shell.after();
-                if let Some(previous) = previous {
-                    agent.store_config("model", &model, previous, "terminal").await;
-                }
+                let ok = shell.apply_option("model", &model).await;
                 if let (true, Some(effort)) = (ok, effort) {
                     let current = shell.inner.session.borrow().clone();
                     let result = agent.set_effort(&current, &effort).await;
@@ -512,6 +473,33 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 });
             }
         }
+    }
+
+    /// Applies config option `id` to the session on screen and shows it at once; then writes it
+    /// to the config store (a slow write holds nothing up). True when it was applied.
+    async fn apply_option(&self, id: &'static str, value: &str) -> bool {
+        let session = self.inner.session.borrow().clone();
+        let agent = &self.inner.agent;
+        let result = agent.apply_config_option(&session, id, value).await;
+        let applied = result.is_ok();
+        let previous = {
+            let mut app = self.inner.app.borrow_mut();
+            match result {
+                Ok((_, previous)) => {
+                    app.on_config_applied(id, value);
+                    previous
+                }
+                Err(error) => {
+                    app.warning(&error_text(&error));
+                    None
+                }
+            }
+        };
+        self.after();
+        if let Some(previous) = previous {
+            agent.store_config(id, value, previous, "terminal").await;
+        }
+        applied
     }
 
     async fn export(&self) -> String {

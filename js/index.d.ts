@@ -574,12 +574,13 @@ export type FxAgentEvent =
   | (FxEventBase<'session.unsaved'> & SessionUnsaved);
 
 /**
- * Part of a session will not reach the store: the agent was aborted with it unsaved (code
- * `FX_AGENT_CLOSED`; an outstanding commit was abandoned), or closing it retried a commit that
- * failed again (the store's code, e.g. `FX_SESSION_STORE_FAILED` or `FX_ADAPTER_TIMEOUT`).
- * `bytes` is the whole session log as the agent held it (what `sessionStore.commit` would have
- * received), so the host can still keep it: `readSession(bytes)` reads it. After `abort()`
- * this may arrive a moment after `runtime.exit`.
+ * Part of a session the store has not confirmed storing, and the agent will not retry: it was
+ * aborted with unsaved turns or with a commit outstanding (code `FX_AGENT_CLOSED`; the commit
+ * was abandoned, though a store that finishes it later still holds it), or closing the session
+ * retried a commit that failed again (the store's code, e.g. `FX_SESSION_STORE_FAILED` or
+ * `FX_ADAPTER_TIMEOUT`). `bytes` is the whole session log as the agent held it (what
+ * `sessionStore.commit` would have received), so the host can still keep it:
+ * `readSession(bytes)` reads it. After `abort()` this may arrive a moment after `runtime.exit`.
  */
 export interface SessionUnsaved {
   sessionId: string;

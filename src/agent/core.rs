@@ -192,6 +192,8 @@ impl<H: Host> Agent<H> {
         };
         match result {
             Ok(catalog) => *self.catalog.borrow_mut() = Some(catalog),
+            // Stopped meanwhile: the request was aborted on purpose.
+            Err(_) if self.stop.is_cancelled() => {}
             Err(message) => self.host.event(HostEvent::CatalogError { message }),
         }
     }

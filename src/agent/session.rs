@@ -396,7 +396,7 @@ impl LiveSession {
             state.preferences.clone(),
             self.mode,
         )?;
-        fork.always_allowed = std::mem::take(&mut self.always_allowed);
+        fork.always_allowed = self.always_allowed.clone();
         let mut total_in = 0;
         let mut total_out = 0;
         let last = state.history.len().saturating_sub(1);
@@ -413,14 +413,11 @@ impl LiveSession {
             fork.log.rename(title)?;
         }
         let id = fork.id().to_owned();
-        let committed = host.commit_session(&id, fork.log.bytes(), None).await;
-        let revision = match committed {
-            Ok(revision) => revision,
-            Err(error) => {
-                self.always_allowed = std::mem::take(&mut fork.always_allowed);
-                return Err(SessionError::Store(error));
-            }
-        };
+        // `self` changes only once the fork is stored (a dropped or failed commit leaves it).
+        let revision = host
+            .commit_session(&id, fork.log.bytes(), None)
+            .await
+            .map_err(SessionError::Store)?;
         fork.mark_committed(revision, fork.log.bytes().len());
         host.event(HostEvent::SessionForked {
             from: from.to_owned(),

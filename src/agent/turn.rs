@@ -209,13 +209,10 @@ impl<H: Host> Turn<'_, H> {
         session: &mut LiveSession,
         until_cancelled: bool,
     ) -> Result<(), TurnError> {
-        let persisted = if until_cancelled {
-            match self.cancel.run(session.persist(self.host)).await {
-                Ok(persisted) => persisted,
-                Err(_) => return Ok(()),
-            }
-        } else {
-            session.persist(self.host).await
+        let never = Cancel::new();
+        let stop = if until_cancelled { self.cancel } else { &never };
+        let Ok(persisted) = stop.run(session.persist(self.host)).await else {
+            return Ok(());
         };
         if let Some(from) = persisted? {
             self.forked_from.get_or_insert(from);

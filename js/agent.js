@@ -107,7 +107,7 @@ class Agent {
   }
 
   #assertOpen() {
-    if (this.#closing) throw new Error(CLOSING);
+    if (this.#closing) throw codedError('FX_AGENT_CLOSED', CLOSING, 'FxError');
   }
 
   async #replaceActive() {

@@ -3,7 +3,7 @@
 // the core calls, and shapes the results into Agent / Session / Turn objects.
 
 import { codedError, memorySessionStore } from './memory-stores.js';
-import { makeHost, normalizeEnv } from './host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
 import { loadCore } from './load-core.js';
 
 const CLOSING = 'fx agent is closing';
@@ -22,11 +22,13 @@ export async function createFxAgent(options = {}) {
     throw new TypeError('fetch must be a function (or undefined for globalThis.fetch)');
   }
   const env = normalizeEnv(options.env);
+  const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
   const events = makeEmitter(options.onEvent);
   const turns = new Map();
   const host = makeHost({
     fetch: options.fetch,
     env,
+    adapterTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: options.configStore,
     workspace: options.workspace,
@@ -53,6 +55,7 @@ export async function createFxAgent(options = {}) {
   } catch (error) {
     // A failed start leaves nothing running: the core (if made) is shut down and freed.
     core?.shutdown();
+    host.stop();
     core?.free();
     events.emit('runtime.exit', { code: 1 });
     throw error;
@@ -61,7 +64,7 @@ export async function createFxAgent(options = {}) {
   // sessions wait for it so their model select is complete.
   const catalog = core.start();
   events.emit('runtime.ready', {});
-  return new Agent(core, events, turns, catalog);
+  return new Agent(core, host, events, turns, catalog);
 }
 
 function makeEmitter(onEvent) {
@@ -79,16 +82,21 @@ function makeEmitter(onEvent) {
 
 class Agent {
   #core;
+  #host;
   #events;
   #turns;
   #active = null;
+  /** close() or abort() was called: no new work is accepted. */
   #closing = false;
+  /** The core is shut down (`exited` settled). */
+  #stopped = false;
   #nextTurnId = 1;
   #resolveExited;
   #catalog;
 
-  constructor(core, events, turns, catalog) {
+  constructor(core, host, events, turns, catalog) {
     this.#core = core;
+    this.#host = host;
     this.#events = events;
     this.#turns = turns;
     this.#catalog = catalog;
@@ -99,7 +107,7 @@ class Agent {
   }
 
   #assertOpen() {
-    if (this.#closing) throw new Error(CLOSING);
+    if (this.#closing) throw codedError('FX_AGENT_CLOSED', CLOSING, 'FxError');
   }
 
   async #replaceActive() {
@@ -150,28 +158,43 @@ class Agent {
     return this.#core.listSessions();
   }
 
-  /** Cancels any turn, then shuts the core down. Resolves with the exit code (0). */
+  /**
+   * Cancels any turn, stores what the session store does not hold yet (retrying a commit that
+   * failed earlier; `session.unsaved` reports what still fails), then shuts the core down.
+   * Resolves with the exit code: 0, or 130 when `abort()` came first.
+   */
   async close() {
     if (this.#closing) return this.exited;
-    await this.#replaceActive();
     this.#closing = true;
-    this.#shutdown(0);
+    try {
+      await this.#replaceActive();
+    } finally {
+      this.#shutdown(0);
+    }
     return this.exited;
   }
 
-  /** Stops everything now: running turns are cancelled and `exited` settles with 130. */
+  /**
+   * Stops everything now: running turns are cancelled, adapter calls in flight are abandoned,
+   * pending turns and `close()` settle, and `exited` settles with 130. What the store does not
+   * hold is reported by a `session.unsaved` event.
+   */
   abort() {
-    if (this.#closing) return;
+    if (this.#stopped) return;
     this.#closing = true;
     const active = this.#active;
     this.#active = null;
-    active?.markClosed();
     this.#shutdown(130);
+    active?.markClosed();
   }
 
   #shutdown(code) {
+    if (this.#stopped) return;
+    this.#stopped = true;
     for (const turn of this.#turns.values()) turn.cancel();
     this.#core.shutdown();
+    // Adapter calls still pending are abandoned after one timer tick (see js/host.js).
+    this.#host.stop();
     this.#events.emit('runtime.exit', { code });
     this.#resolveExited(code);
   }
@@ -190,8 +213,10 @@ class Agent {
   release(session) {
     if (this.#active === session) this.#active = null;
   }
+  /** Stores what the core's session `sessionId` has not stored yet, then drops it (never rejects). */
   forget(sessionId) {
-    if (!this.#closing) this.#core.closeSession(sessionId);
+    if (this.#stopped) return Promise.resolve();
+    return this.#core.closeSession(sessionId);
   }
   registerTurn(turn) {
     const id = this.#nextTurnId++;
@@ -273,7 +298,10 @@ class Session {
     return turn;
   }
 
-  /** Cancels the running turn (if any) and closes the session. Idempotent. */
+  /**
+   * Cancels the running turn (if any), stores what the store does not hold yet (a commit that
+   * failed earlier is retried) and closes the session. Idempotent.
+   */
   async close() {
     if (this.#closed) return;
     const turn = this.#turn;
@@ -281,21 +309,21 @@ class Session {
       turn.cancel();
       await turn.result.catch(() => {});
     }
-    this.markClosed();
+    await this.markClosed();
   }
 
   markClosed() {
-    if (this.#closed) return;
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
     this.#agent.release(this);
-    this.#agent.forget(this.id);
+    return this.#agent.forget(this.id);
   }
 
   /** Deletes the stored session. Refused while a turn runs; on failure the session stays usable. */
   async remove() {
     if (this.#turn) throw new Error('cannot remove a session while a prompt is active');
     await this.#agent.core.removeSession(this.id);
-    this.markClosed();
+    await this.markClosed();
   }
 }
 

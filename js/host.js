@@ -3,14 +3,16 @@
 //
 // - every adapter call may be sync or async, and may throw; the core always gets a Promise,
 //   and a thrown error keeps its `code` (FX_SESSION_REVISION_CONFLICT, ...);
-// - results are checked here, and a bad shape becomes an error naming the adapter and method;
+// - results are checked here, in one table (RESULTS), and a bad shape becomes an error naming
+//   the adapter, the method and what was wrong (the core bounds each call by its deadline);
 // - effects the core may need to stop (a fetch, a read, a command, a permission wait) come back
 //   as `{ promise, abort }`, so cancelling a turn aborts exactly that turn's effects.
 
 const MAX_RANDOM_CHUNK = 65536;
 // oauthSessionStore limits (sdk-api §12.4): the record and its revision.
 const MAX_OAUTH_RECORD_BYTES = 64 * 1024;
-const MAX_OAUTH_REVISION_BYTES = 1024;
+// Every store's revision: opaque, at most 1 KiB of UTF-8 (sdk-api §12.4).
+const MAX_REVISION_BYTES = 1024;
 
 /** `env` with `undefined`/`null` values dropped and primitives stringified. */
 export function normalizeEnv(env) {
@@ -26,14 +28,130 @@ export function normalizeEnv(env) {
   return out;
 }
 
-function call(target, method, args) {
-  return Promise.resolve().then(() => target[method](...args));
+/** The longest deadline a host timer can hold (setTimeout's limit). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** How long an adapter call may take when the host sets no `adapterTimeoutMs`. */
+export const DEFAULT_ADAPTER_TIMEOUT_MS = 10_000;
+
+/**
+ * `adapterTimeoutMs`: undefined (the core's default) or a whole number of milliseconds.
+ * @throws {TypeError} for anything else.
+ */
+export function normalizeAdapterTimeout(value) {
+  if (value === undefined || value === null) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new TypeError(`adapterTimeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+  }
+  return value;
 }
 
 function adapterError(adapter, method, message) {
   const error = new TypeError(`${adapter}.${method}() ${message}`);
   error.code = 'FX_ADAPTER_INVALID';
   return error;
+}
+
+/** What a value is, for messages ("a string", "null", "an array", ...). */
+function kind(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof Uint8Array) return 'a Uint8Array';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : type === 'undefined' ? 'undefined' : `a ${type}`;
+}
+
+const utf8Length = (text) => new TextEncoder().encode(text).byteLength;
+
+/** A revision as stores return it: a non-empty string of at most 1 KiB. Returns a problem or null. */
+function revisionProblem(revision) {
+  if (typeof revision !== 'string') return `a revision that is ${kind(revision)}, not a string`;
+  if (revision === '') return 'an empty revision';
+  if (utf8Length(revision) > MAX_REVISION_BYTES) return 'a revision longer than 1 KiB';
+  return null;
+}
+
+/** `{ bytes, revision }` or null (`load` of the session and OAuth stores). */
+function storedRecord(maxBytes) {
+  return (record, fail) => {
+    if (record === null || record === undefined) return null;
+    if (typeof record !== 'object') fail(`must return { bytes: Uint8Array, revision: string } or null, not ${kind(record)}`);
+    const bytes = toBytes(record.bytes);
+    if (bytes === null) fail(`returned a record whose bytes are ${kind(record.bytes)}, not a Uint8Array`);
+    const problem = revisionProblem(record.revision);
+    if (problem) fail(`returned a record with ${problem}`);
+    if (maxBytes !== undefined && bytes.byteLength > maxBytes) fail('returned a record larger than 64 KiB');
+    return { bytes, revision: record.revision };
+  };
+}
+
+/** `{ revision }` (`commit` of the session and OAuth stores): the revision. */
+function committedRevision(result, fail) {
+  if (result === null || typeof result !== 'object') fail(`must return { revision: string }, not ${kind(result)}`);
+  const problem = revisionProblem(result.revision);
+  if (problem) fail(`must return { revision: string }; it returned ${problem}`);
+  return result.revision;
+}
+
+function sessionList(list, fail) {
+  if (!Array.isArray(list)) fail(`must return an array, not ${kind(list)}`);
+  return list.map((entry, i) => {
+    if (entry === null || typeof entry !== 'object') fail(`returned entry ${i} as ${kind(entry)}, not { id, updatedAtMs }`);
+    if (typeof entry.id !== 'string' || entry.id === '') fail(`returned entry ${i} without a string id`);
+    if (!Number.isSafeInteger(entry.updatedAtMs)) fail(`returned entry ${i} whose updatedAtMs is not an integer`);
+    return { id: entry.id, updatedAtMs: entry.updatedAtMs };
+  });
+}
+
+function execResult(result, fail) {
+  if (!result || typeof result !== 'object') fail('must return { stdout, stderr, exitCode }');
+  const { stdout, stderr, exitCode } = result;
+  if (typeof stdout !== 'string' || typeof stderr !== 'string') fail('must return string stdout and stderr');
+  if (!Number.isInteger(exitCode) || exitCode < -2147483648 || exitCode > 2147483647) fail('must return an integer exitCode');
+  return { kind: 'exited', exitCode, stdout, stderr };
+}
+
+/**
+ * What each adapter method must return, and what the core gets from it. The one place results
+ * are checked: a wrong shape becomes a TypeError (code FX_ADAPTER_INVALID) naming the adapter,
+ * the method and what was wrong.
+ */
+const RESULTS = {
+  'sessionStore.load': storedRecord(),
+  'sessionStore.commit': committedRevision,
+  'sessionStore.list': sessionList,
+  'sessionStore.remove': () => undefined,
+  'configStore.get': (value, fail) => {
+    if (value === null || value === undefined) return null;
+    if (typeof value !== 'string') fail(`must return a string or null, not ${kind(value)}`);
+    return value;
+  },
+  'configStore.set': () => true,
+  'oauthSessionStore.load': storedRecord(MAX_OAUTH_RECORD_BYTES),
+  'oauthSessionStore.commit': committedRevision,
+  'oauthSessionStore.remove': (result) => (result === false || result === 'missing' ? 'missing' : 'deleted'),
+  'promptHistoryStore.load': (entries, fail) => {
+    if (!Array.isArray(entries)) fail(`must return an array of strings, not ${kind(entries)}`);
+    const bad = entries.findIndex((entry) => typeof entry !== 'string');
+    if (bad >= 0) fail(`returned entry ${bad} as ${kind(entries[bad])}, not a string`);
+    return entries;
+  },
+  'promptHistoryStore.append': (outcome) => (outcome === 'duplicate' || outcome === 'record_too_large' ? outcome : 'appended'),
+  'workspace.exec': execResult,
+};
+
+/**
+ * Calls `adapter.method(...args)` (sync or async, throwing or not) and checks its result against
+ * {@link RESULTS}. Always a Promise; a thrown error keeps its `code`.
+ */
+export function callAdapter(adapterName, target, method, args) {
+  const name = `${adapterName}.${method}`;
+  const check = RESULTS[name];
+  const fail = (message) => {
+    throw adapterError(adapterName, method, message);
+  };
+  return Promise.resolve()
+    .then(() => target[method](...args))
+    .then((result) => check(result, fail));
 }
 
 function toBytes(value) {
@@ -62,6 +180,7 @@ class HttpHandle {
   constructor(response, controller) {
     this.status = response.status;
     this.retryAfter = response.headers?.get?.('retry-after') ?? null;
+    this.contentType = response.headers?.get?.('content-type') ?? null;
     this.#reader = response.body?.getReader?.() ?? null;
     this.#controller = controller;
   }
@@ -94,12 +213,85 @@ class HttpHandle {
   }
 }
 
-export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionStore, openUrl, workspace, onPermission, emit, deliver }) {
+function fxError(code, message) {
+  const error = new Error(message);
+  error.name = 'FxError';
+  error.code = code;
+  return error;
+}
+
+const after = (ms, run) => setTimeout(run, ms);
+
+/**
+ * Deadlines for adapter calls. Each call ends at its deadline (FX_ADAPTER_TIMEOUT naming the
+ * adapter and method) or, once `stop()` was called, one timer tick later (FX_AGENT_CLOSED); its
+ * late answer is dropped. The tick lets a store that answers at once still save the turn an
+ * abort cancelled, while one that hangs holds nothing up.
+ */
+function makeDeadlines(timeoutMs) {
+  let stopped = false;
+  const onStop = new Set();
+  const race = (name, promise, deadlineMs) =>
+    new Promise((resolve, reject) => {
+      let deadline;
+      let grace;
+      const settle = (done, value) => {
+        clearTimeout(deadline);
+        clearTimeout(grace);
+        onStop.delete(stop);
+        done(value);
+      };
+      const stop = () => {
+        grace = after(0, () => settle(reject, fxError('FX_AGENT_CLOSED', `${name}() was abandoned: the agent stopped before it answered`)));
+      };
+      if (deadlineMs !== undefined) {
+        deadline = after(deadlineMs, () => settle(reject, fxError('FX_ADAPTER_TIMEOUT', `${name}() did not answer within ${deadlineMs} ms`)));
+      }
+      if (stopped) stop();
+      else onStop.add(stop);
+      promise.then(
+        (value) => settle(resolve, value),
+        (error) => settle(reject, error),
+      );
+    });
+  return {
+    /** `promise` (a call of adapter method `name`) until its deadline or the stop. */
+    call: (name, promise) => race(name, promise, timeoutMs),
+    /** A wait with no deadline (the user may take their time), ended by the stop only. */
+    untilStopped: (name, promise) => race(name, promise, undefined),
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const stop of [...onStop]) stop();
+    },
+  };
+}
+
+export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, openUrl, workspace, onPermission, emit, deliver }) {
   const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
+  const deadlines = makeDeadlines(adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS);
+  /** One adapter call: checked by {@link callAdapter}, bounded by the deadlines. */
+  const bounded = (adapterName, target, method, args) =>
+    deadlines.call(`${adapterName}.${method}`, callAdapter(adapterName, target, method, args));
   return {
     /** What the core needs to start: the environment and the workspace description. */
     config() {
       return { env, workspace: workspace ? { info: readInfo(workspace), permission: readPermission(workspace) } : null };
+    },
+    /** The agent stopped: pending adapter calls are abandoned after one timer tick. */
+    stop() {
+      deadlines.stop();
+    },
+    /** `promptHistoryStore` for the terminal: checked and bounded like every store call. */
+    historyLoad(workspaceRoot, limit) {
+      return bounded('promptHistoryStore', promptHistoryStore, 'load', [workspaceRoot, limit]);
+    },
+    historyAppend(workspaceRoot, value, timestampMs) {
+      return bounded('promptHistoryStore', promptHistoryStore, 'append', [workspaceRoot, value, timestampMs]);
+    },
+    /** A host callback that may wait for the user (a download dialog): ended only by the stop. */
+    untilStopped(name, promise) {
+      return deadlines.untilStopped(name, promise);
     },
     now: () => Date.now(),
     random(bytes) {
@@ -125,6 +317,10 @@ export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionSt
         if (body && body.length > 0) init.body = body;
         const response = await fetchImpl(url, init);
         if (!response || typeof response.status !== 'number') throw new TypeError('fetch() must resolve to a Response');
+        // `Response.error()` (and an opaque response) carries no HTTP status: a network failure.
+        if (response.type === 'error' || response.status === 0) {
+          throw new TypeError('the request failed: fetch gave a network error response (status 0)');
+        }
         return new HttpHandle(response, controller);
       })();
       promise.catch(() => {});
@@ -132,89 +328,53 @@ export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionSt
     },
 
     sessionLoad(id) {
-      return call(sessionStore, 'load', [id]).then((record) => {
-        if (!record) return null;
-        const bytes = toBytes(record.bytes);
-        if (bytes === null) throw adapterError('sessionStore', 'load', 'must return { bytes: Uint8Array, revision } or null');
-        return { bytes, revision: record.revision === undefined ? '' : String(record.revision) };
-      });
+      return bounded('sessionStore', sessionStore, 'load', [id]);
     },
     sessionCommit(id, bytes, expectedRevision) {
-      return call(sessionStore, 'commit', [id, bytes.slice(), expectedRevision ?? undefined]).then((result) => {
-        if (!result || typeof result.revision !== 'string' || result.revision === '') {
-          throw adapterError('sessionStore', 'commit', 'must return { revision: string }');
-        }
-        return result.revision;
-      });
+      return bounded('sessionStore', sessionStore, 'commit', [id, bytes.slice(), expectedRevision ?? undefined]);
     },
     sessionList() {
-      return call(sessionStore, 'list', []).then((list) => {
-        if (!Array.isArray(list)) throw adapterError('sessionStore', 'list', 'must return an array');
-        return list
-          .filter((entry) => entry && typeof entry.id === 'string' && Number.isInteger(entry.updatedAtMs))
-          .map((entry) => ({ id: entry.id, updatedAtMs: entry.updatedAtMs }));
-      });
+      return bounded('sessionStore', sessionStore, 'list', []);
     },
     sessionRemove(id) {
-      return call(sessionStore, 'remove', [id]).then(() => undefined);
+      return bounded('sessionStore', sessionStore, 'remove', [id]);
     },
 
     configGet(id) {
       if (typeof configStore?.get !== 'function') return Promise.resolve(null);
-      return call(configStore, 'get', [id]).then((value) => {
-        if (value === null || value === undefined) return null;
-        if (typeof value !== 'string') throw adapterError('configStore', 'get', 'must return a string or null');
-        return value;
-      });
+      return bounded('configStore', configStore, 'get', [id]);
     },
     configSet(id, value) {
       if (typeof configStore?.set !== 'function') return Promise.resolve(false);
-      return call(configStore, 'set', [id, value]).then(() => true);
+      return bounded('configStore', configStore, 'set', [id, value]);
     },
 
     // oauthSessionStore: the device-login record. Its bytes hold tokens: they pass through
     // untouched and are never logged or put in an error message.
     oauthLoad() {
       if (typeof oauthSessionStore?.load !== 'function') return Promise.resolve(null);
-      return call(oauthSessionStore, 'load', []).then((record) => {
-        if (!record) return null;
-        const bytes = toBytes(record.bytes);
-        if (bytes === null || typeof record.revision !== 'string') {
-          throw adapterError('oauthSessionStore', 'load', 'must return { bytes: Uint8Array, revision: string } or null');
-        }
-        if (bytes.byteLength > MAX_OAUTH_RECORD_BYTES) throw adapterError('oauthSessionStore', 'load', 'returned a record larger than 64 KiB');
-        if (record.revision.length > MAX_OAUTH_REVISION_BYTES) throw adapterError('oauthSessionStore', 'load', 'returned a revision longer than 1 KiB');
-        return { bytes, revision: record.revision };
-      });
+      return bounded('oauthSessionStore', oauthSessionStore, 'load', []);
     },
     oauthCommit(bytes, expectedRevision) {
       if (typeof oauthSessionStore?.commit !== 'function') {
         return Promise.reject(adapterError('oauthSessionStore', 'commit', 'is not a function'));
       }
-      return call(oauthSessionStore, 'commit', [bytes.slice(), expectedRevision ?? undefined]).then((result) => {
-        if (!result || typeof result.revision !== 'string' || result.revision === '') {
-          throw adapterError('oauthSessionStore', 'commit', 'must return { revision: string }');
-        }
-        return result.revision;
-      });
+      return bounded('oauthSessionStore', oauthSessionStore, 'commit', [bytes.slice(), expectedRevision ?? undefined]);
     },
     oauthRemove(expectedRevision) {
       if (typeof oauthSessionStore?.remove !== 'function') {
         return Promise.reject(adapterError('oauthSessionStore', 'remove', 'is not a function'));
       }
-      return call(oauthSessionStore, 'remove', [expectedRevision ?? undefined]).then((result) =>
-        result === false || result === 'missing' ? 'missing' : 'deleted',
-      );
+      return bounded('oauthSessionStore', oauthSessionStore, 'remove', [expectedRevision ?? undefined]);
     },
     /** True unless there is no `openUrl`, it returned exactly `false`, or it threw. */
     openUrl(url) {
       if (typeof openUrl !== 'function') return Promise.resolve(false);
-      return Promise.resolve()
-        .then(() => openUrl(url))
-        .then(
-          (result) => result !== false,
-          () => false,
-        );
+      const opened = Promise.resolve().then(() => openUrl(url));
+      return deadlines.call('openUrl', opened).then(
+        (result) => result !== false,
+        () => false,
+      );
     },
 
     exec(command, cwd, timeoutMs, outputLimitBytes) {
@@ -228,9 +388,10 @@ export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionSt
         const onAbort = () => inner.abort(new DOMException('The command was cancelled.', 'AbortError'));
         signal.addEventListener('abort', onAbort, { once: true });
         const cancelled = new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true }));
-        const run = call(workspace, 'exec', [{ command, cwd, signal: inner.signal, timeoutMs, outputLimitBytes }]).then(
-          (result) => checkExecResult(result),
+        const run = callAdapter('workspace', workspace, 'exec', [{ command, cwd, signal: inner.signal, timeoutMs, outputLimitBytes }]).then(
+          (result) => result,
           (error) => {
+            if (error?.code === 'FX_ADAPTER_INVALID') return { kind: 'failed', message: error.message };
             if (error?.name === 'TimeoutError') return { kind: 'timeout' };
             if (error?.name === 'AbortError' || inner.signal.aborted) return { kind: 'cancelled' };
             return { kind: 'failed', message: errorText(error) };
@@ -276,18 +437,6 @@ export function makeHost({ fetch, env, sessionStore, configStore, oauthSessionSt
       emit(type, detail ?? {});
     },
   };
-}
-
-function checkExecResult(result) {
-  if (!result || typeof result !== 'object') return { kind: 'failed', message: 'workspace.exec() must return { stdout, stderr, exitCode }' };
-  const { stdout, stderr, exitCode } = result;
-  if (typeof stdout !== 'string' || typeof stderr !== 'string') {
-    return { kind: 'failed', message: 'workspace.exec() must return string stdout and stderr' };
-  }
-  if (!Number.isInteger(exitCode) || exitCode < -2147483648 || exitCode > 2147483647) {
-    return { kind: 'failed', message: 'workspace.exec() must return an integer exitCode' };
-  }
-  return { kind: 'exited', exitCode, stdout, stderr };
 }
 
 function readInfo(workspace) {

@@ -252,7 +252,7 @@ export type MaybePromise<T> = T | Promise<T>;
 /** A stored blob and its revision, as `load()` returns it. */
 export interface StoredRecord {
   bytes: Uint8Array;
-  /** Opaque; at most 1024 bytes of UTF-8. */
+  /** Opaque, non-empty; at most 1024 bytes of UTF-8. */
   revision: string;
 }
 
@@ -260,6 +260,12 @@ export interface StoredRecord {
  * Where sessions live: opaque bytes (fx's `events.jsonl` log) under an id, with optimistic
  * revisions. A commit whose `expectedRevision` is not the stored one (`undefined` = "no record
  * yet") must throw an Error whose `code` is `FX_SESSION_REVISION_CONFLICT` and write nothing.
+ *
+ * Every result is checked: a record without a string `revision`, a list entry that is not
+ * `{ id, updatedAtMs }`, a commit without `{ revision }` make the call fail with
+ * `FX_SESSION_STORE_FAILED`, naming the method and what was wrong, before the result is used.
+ * Every call has a deadline (`adapterTimeoutMs`): one that does not settle in time fails with
+ * `FX_ADAPTER_TIMEOUT`, and its late answer is ignored.
  */
 export interface SessionStore {
   load(id: string): MaybePromise<StoredRecord | null>;
@@ -580,7 +586,26 @@ export type FxAgentEvent =
   | (FxEventBase<'request.retry'> & { attempt: number; limit: number; delayMs: number; reason: string })
   | (FxEventBase<'catalog.error'> & { error: string })
   /** A model step finished and the gateway reported its token usage. */
-  | (FxEventBase<'turn.usage'> & TokenUsage);
+  | (FxEventBase<'turn.usage'> & TokenUsage)
+  | (FxEventBase<'session.unsaved'> & SessionUnsaved);
+
+/**
+ * Part of a session the store has not confirmed storing, and the agent will not retry: it was
+ * aborted with unsaved turns or with a commit outstanding (code `FX_AGENT_CLOSED`; the commit
+ * was abandoned, though a store that finishes it later still holds it), or closing the session
+ * retried a commit that failed again (the store's code, e.g. `FX_SESSION_STORE_FAILED` or
+ * `FX_ADAPTER_TIMEOUT`). `bytes` is the whole session log as the agent held it (what
+ * `sessionStore.commit` would have received), so the host can still keep it:
+ * `readSession(bytes)` reads it. After `abort()` this may arrive a moment after `runtime.exit`.
+ */
+export interface SessionUnsaved {
+  sessionId: string;
+  /** How many of the session's turns the store does not hold. */
+  turns: number;
+  code: string;
+  error: string;
+  bytes: Uint8Array;
+}
 
 /** Token counts as the gateway reported them. */
 export interface TokenUsage {
@@ -592,6 +617,15 @@ export interface FxAgentOptions {
   /** Default: `globalThis.fetch` (also when `fetch: undefined` is passed). */
   fetch?: FxFetch | null;
   env?: FxAgentEnv;
+  /**
+   * The deadline, in milliseconds, of each `sessionStore` and `configStore` call (default
+   * 10 000; a whole number from 1 to 2147483647, else `createFxAgent` rejects with a
+   * `TypeError`). A call that does not settle in time fails with `FX_ADAPTER_TIMEOUT` (the
+   * message names the adapter and method) and its late answer is ignored; a config call that
+   * times out is a `config.restore_error` / `config.persist_error` event. Model requests and
+   * commands have their own limits (cancellation; the workspace's 30 s).
+   */
+  adapterTimeoutMs?: number;
   /** Default: a fresh in-memory store per agent. */
   sessionStore?: SessionStore;
   configStore?: ConfigStore;
@@ -619,6 +653,7 @@ export interface FxAgentError extends Error {
     | 'FX_SESSION_INVALID'
     | 'FX_SESSION_STORE_FAILED'
     | 'FX_SESSION_REVISION_CONFLICT'
+    | 'FX_ADAPTER_TIMEOUT'
     | 'FX_INVALID_MODEL'
     | 'FX_EMPTY_PROMPT'
     | 'FX_PROMPT_IN_PROGRESS'
@@ -633,9 +668,18 @@ export type PromptBlock =
   | { type: 'resource'; resource: { uri: string; text?: string } }
   | { type: 'resource'; uri: string; text?: string };
 
-/** One turn: iterate it for updates; leaving a `for await` early cancels the turn. */
+/**
+ * One turn: iterate it for updates; leaving a `for await` early cancels the turn. Every tool
+ * call that started (`tool_call`) ends with a `completed` or `failed` `tool_call_update`, also
+ * when the turn is cancelled (`rawOutput.cancelled` is then true).
+ */
 export interface Turn extends AsyncIterable<SessionUpdate> {
-  /** Rejects with an {@link FxAgentError} when the turn failed (it is still stored). */
+  /**
+   * Rejects with an {@link FxAgentError} when the turn failed (it is still recorded) or could
+   * not be stored: `FX_SESSION_STORE_FAILED` / `FX_ADAPTER_TIMEOUT` (the session keeps it and
+   * the next commit, or `close()`, retries), `FX_AGENT_CLOSED` when `abort()` abandoned its
+   * commit (reported by `session.unsaved`).
+   */
   readonly result: Promise<{ stopReason: StopReason; usage: TokenUsage }>;
   /** `result`'s stop reason; an unobserved failure is not an unhandled rejection. */
   readonly stopReason: Promise<StopReason>;
@@ -657,12 +701,21 @@ export interface Session {
    * @throws {Error} when the session is closed or a turn is already running.
    */
   prompt(input: string | PromptBlock[], options?: { signal?: AbortSignal }): Turn;
+  /**
+   * Sets `model` or `mode`, then writes it to `configStore` (a failed or late write is a
+   * `config.persist_error` event; prompts are not held up by it). A model change the session
+   * store refuses rejects and is applied nowhere: not in `configOptions`, not in later turns.
+   */
   setConfigOption(configId: string, value: string): Promise<ConfigOption[]>;
   setModel(model: string): Promise<ConfigOption[]>;
   setMode(mode: ModeId | (string & {})): Promise<ConfigOption[]>;
   /** Applies each entry in order; the first failure rejects and stops. */
   setConfig(values: Record<string, string>): Promise<ConfigOption[]>;
-  /** Cancels a running turn and closes the session. Idempotent. */
+  /**
+   * Cancels a running turn, stores what the store does not hold yet (a commit that failed
+   * earlier is retried; `session.unsaved` reports one that still fails) and closes the
+   * session. Idempotent.
+   */
   close(): Promise<void>;
   /** Deletes the stored session. Rejects while a turn runs. */
   remove(): Promise<void>;
@@ -688,9 +741,17 @@ export interface Agent {
   /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
   openSession(id: string): Promise<Session>;
   listSessions(): Promise<SessionInfo[]>;
-  /** Closes the active session, then the agent; resolves with the exit code. */
+  /**
+   * Closes the active session as `Session.close()` does, then the agent; resolves with the exit
+   * code: 0, or 130 when `abort()` came first (it then settles at once).
+   */
   close(): Promise<number>;
-  /** Stops everything now. */
+  /**
+   * Stops everything now: running turns are cancelled, every pending turn, `openSession`,
+   * `listSessions` and `close()` settles at once (adapter calls still pending are abandoned:
+   * `FX_AGENT_CLOSED`, their late answers ignored), and `exited` settles with 130. A turn whose
+   * commit was abandoned rejects; what the store does not hold is a `session.unsaved` event.
+   */
   abort(): void;
 }
 
@@ -728,6 +789,14 @@ export interface FxTerminalOptions {
   args?: string[];
   env?: Record<string, string | number | boolean | undefined | null>;
   fetch?: FxFetch;
+  /**
+   * The deadline, in milliseconds, of each `sessionStore`, `configStore`,
+   * `promptHistoryStore` and `oauthSessionStore` call and of `openUrl` (default 10 000; a whole
+   * number from 1 to 2147483647). A call that does not settle in time fails with
+   * `FX_ADAPTER_TIMEOUT` naming the adapter and method, shown in the terminal; its late answer
+   * is ignored. `download` may wait for the user and has no deadline.
+   */
+  adapterTimeoutMs?: number;
   configStore?: ConfigStore;
   sessionStore?: SessionStore;
   promptHistoryStore?: PromptHistoryStore;
@@ -765,17 +834,26 @@ export type FxTerminalEvent =
   | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
   /** A model step of terminal turn `turn` finished with this gateway-reported usage. */
   | (FxEventBase<'turn.usage'> & TokenUsage & { turn: number })
+  /** Part of a session will not reach the store (after `abort()`, or `/exit` retried and failed). */
+  | (FxEventBase<'session.unsaved'> & SessionUnsaved)
   | (FxEventBase<'terminal.size' | 'terminal.resize'> & { cols: number; rows: number })
   | { type: string; timestamp: number; [key: string]: unknown };
 
 export interface FxTerminal {
   readonly interactive: Promise<void>;
-  /** 0 after /exit, 130 after abort(), 1 when the terminal could not start. */
+  /**
+   * 0 after /exit (which first stores what an earlier commit failed to store), 130 after
+   * abort(), 1 when the terminal could not start.
+   */
   readonly exited: Promise<number>;
   /** The id of the session on screen (follows /new, /resume and forks); null before one opens. */
   readonly sessionId: string | null;
   write(data: string | Uint8Array): void;
   resize(): void;
+  /**
+   * Stops the terminal now (`exited` settles with 130); adapter calls still pending are
+   * abandoned and what the store does not hold is a `session.unsaved` event.
+   */
   abort(): void;
 }
 

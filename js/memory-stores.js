@@ -2,9 +2,9 @@
 // Node hosts. Each keeps the same contract as its browser-backed sibling.
 
 /** An Error with a `code`, as adapters throw them. */
-export function codedError(code, message) {
+export function codedError(code, message, name = 'FxStoreError') {
   const error = new Error(message);
-  error.name = 'FxStoreError';
+  error.name = name;
   error.code = code;
   return error;
 }

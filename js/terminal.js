@@ -3,7 +3,7 @@
 // output to the core, adapts the stores, and settles `exited` exactly once.
 
 import { memorySessionStore } from './memory-stores.js';
-import { makeHost, normalizeEnv } from './host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
 import { loadTerm } from './load-term.js';
 
 /** How long the core waits after the last resize before it re-wraps. */
@@ -60,15 +60,13 @@ function checkTerminal(terminal) {
   }
 }
 
-function historyAdapter(store, emit) {
+/** The prompt history through the host (checked and bounded), reporting each call as an event. */
+function historyAdapter(store, host, emit) {
   if (!store) return null;
   return {
     async load() {
       try {
-        const entries = await store.load(WORKSPACE_ROOT, HISTORY_LIMIT);
-        if (!Array.isArray(entries) || entries.some((e) => typeof e !== 'string')) {
-          throw new TypeError('promptHistoryStore.load() must return an array of strings');
-        }
+        const entries = await host.historyLoad(WORKSPACE_ROOT, HISTORY_LIMIT);
         emit('history.restore', { workspaceRoot: WORKSPACE_ROOT, count: entries.length });
         return entries;
       } catch (error) {
@@ -78,9 +76,9 @@ function historyAdapter(store, emit) {
     },
     async append(value) {
       try {
-        const outcome = await store.append(WORKSPACE_ROOT, value, Date.now());
+        const outcome = await host.historyAppend(WORKSPACE_ROOT, value, Date.now());
         emit('history.append', { workspaceRoot: WORKSPACE_ROOT });
-        return outcome === 'duplicate' || outcome === 'record_too_large' ? outcome : 'appended';
+        return outcome;
       } catch (error) {
         emit('history.append_error', { workspaceRoot: WORKSPACE_ROOT, error: errorText(error) });
         throw error;
@@ -112,15 +110,17 @@ export async function createFxTerminal(options) {
   const { terminal } = options;
   checkTerminal(terminal);
   const env = normalizeEnv(options.env);
+  const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
   const parsed = parseArgs(options.args);
   const emit = makeEmitter(options.onEvent);
-  const history = historyAdapter(options.promptHistoryStore, emit);
   const download = typeof options.download === 'function' ? options.download : null;
   const host = makeHost({
     fetch: options.fetch,
     env,
+    adapterTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: observedConfigStore(options.configStore, emit),
+    promptHistoryStore: options.promptHistoryStore,
     oauthSessionStore: options.oauthSessionStore,
     openUrl: options.openUrl,
     workspace: options.workspace,
@@ -128,6 +128,7 @@ export async function createFxTerminal(options) {
     emit,
     deliver() {},
   });
+  const history = historyAdapter(options.promptHistoryStore, host, emit);
   const interruptKey = options.interruptKey === null || options.interruptKey === undefined ? '\x03' : options.interruptKey;
 
   emit('runtime.start', { surface: 'terminal' });
@@ -158,6 +159,8 @@ export async function createFxTerminal(options) {
     finished = true;
     clearTimeout(resizeTimer);
     release();
+    // Adapter calls still pending are abandoned after one timer tick (see js/host.js).
+    host.stop();
     emit('runtime.exit', { surface: 'terminal', code });
     resolveExited(code);
   };
@@ -182,7 +185,8 @@ export async function createFxTerminal(options) {
       paths.forEach((path, i) => {
         files[path] = contents[i];
       });
-      await download(files);
+      // The host may wait for the user here: no deadline, but it ends with the terminal.
+      await host.untilStopped('download', Promise.resolve().then(() => download(files)));
     },
     exited(code) {
       // The core wrote its last frame synchronously before this call.

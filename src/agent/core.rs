@@ -5,7 +5,7 @@
 //! a turn runs, the session is taken out of its slot (so no `RefCell` borrow ever spans an
 //! `.await`) and put back when the turn ends.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::gateway::catalog::catalog_request_headers;
@@ -127,7 +127,8 @@ pub struct Agent<H: Host> {
     pub(super) catalog: RefCell<Option<Catalog>>,
     sessions: RefCell<HashMap<String, Slot>>,
     turns: RefCell<HashMap<u32, Cancel>>,
-    closed: Cell<bool>,
+    /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
+    stop: Cancel,
     /// The credential in use; see [`super::credential`].
     pub(super) credentials: RefCell<Credentials>,
 }
@@ -137,11 +138,11 @@ impl<H: Host> Agent<H> {
         Agent {
             host,
             credentials: RefCell::new(Credentials::new(config.api_key.clone())),
+            stop: Cancel::new(),
             config,
             catalog: RefCell::new(None),
             sessions: RefCell::new(HashMap::new()),
             turns: RefCell::new(HashMap::new()),
-            closed: Cell::new(false),
         }
     }
 
@@ -154,7 +155,7 @@ impl<H: Host> Agent<H> {
     }
 
     pub(super) fn check_open(&self) -> Result<(), AgentError> {
-        if self.closed.get() {
+        if self.stop.is_cancelled() {
             Err(AgentError::Closed)
         } else {
             Ok(())
@@ -174,7 +175,8 @@ impl<H: Host> Agent<H> {
             headers,
             body: Vec::new(),
         };
-        let cancel = Cancel::new();
+        // Stopping the agent aborts it (the sessions wait for it at most 2 s on the JS side).
+        let cancel = self.stop.clone();
         let result = match self.host.fetch(request, &cancel).await {
             Ok(mut response) if response.status == 200 => {
                 read_capped(&mut response.body, &cancel, MAX_CATALOG_BYTES)
@@ -190,6 +192,8 @@ impl<H: Host> Agent<H> {
         };
         match result {
             Ok(catalog) => *self.catalog.borrow_mut() = Some(catalog),
+            // Stopped meanwhile: the request was aborted on purpose.
+            Err(_) if self.stop.is_cancelled() => {}
             Err(message) => self.host.event(HostEvent::CatalogError { message }),
         }
     }
@@ -274,12 +278,54 @@ impl<H: Host> Agent<H> {
         Ok(opened)
     }
 
-    /// Forgets an open session (its stored record stays).
-    pub fn close_session(&self, id: &str) {
-        let mut sessions = self.sessions.borrow_mut();
-        if matches!(sessions.get(id), Some(Slot::Idle(_))) {
-            sessions.remove(id);
+    /// Closes an open session: commits what the store does not hold yet (a commit that failed
+    /// earlier is retried), then forgets it. What still cannot be stored is reported as
+    /// [`HostEvent::SessionUnsaved`]. A session whose turn is running is left alone.
+    pub async fn close_session(&self, id: &str) {
+        let session = {
+            let mut sessions = self.sessions.borrow_mut();
+            match sessions.remove(id) {
+                Some(Slot::Idle(session)) => session,
+                Some(Slot::Busy) => {
+                    sessions.insert(id.to_owned(), Slot::Busy);
+                    return;
+                }
+                None => return,
+            }
+        };
+        self.save_or_report(session).await;
+    }
+
+    /// Closes every idle session as [`Self::close_session`] does (for `agent.close()`).
+    pub async fn close_sessions(&self) {
+        let ids: Vec<String> = self.sessions.borrow().keys().cloned().collect();
+        for id in ids {
+            self.close_session(&id).await;
         }
+    }
+
+    async fn save_or_report(&self, mut session: Box<LiveSession>) {
+        if session.is_saved() {
+            return;
+        }
+        if let Err(error) = session.persist(&self.host).await {
+            let code = error.code();
+            self.host
+                .event(session.unsaved_event(code, error.to_string()));
+        }
+    }
+
+    /// Reports a session the agent stopped with before it was stored.
+    fn report_stopped(&self, session: &LiveSession) {
+        if session.is_saved() {
+            return;
+        }
+        let message = format!(
+            "the agent stopped before session {} was stored",
+            session.id()
+        );
+        self.host
+            .event(session.unsaved_event("FX_AGENT_CLOSED", message));
     }
 
     /// The stored sessions, newest first.
@@ -402,6 +448,10 @@ impl<H: Host> Agent<H> {
         );
         let result = turn.await;
         let session_id = session.id().to_owned();
+        if self.stop.is_cancelled() {
+            // Nothing will commit it later: say what the store does not hold.
+            self.report_stopped(&session);
+        }
         self.put_back(id, session);
         let end = result.map_err(AgentError::Turn)?;
         Ok(PromptEnd {
@@ -419,12 +469,26 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// Cancels every turn and refuses further work.
+    /// Cancels every turn and refuses further work (js/host.js abandons the adapter calls in
+    /// flight). Idle sessions the store does not fully hold are reported now, a running turn's
+    /// session when the turn has ended.
     pub fn shutdown(&self) {
-        self.closed.set(true);
+        if self.stop.is_cancelled() {
+            return;
+        }
+        self.stop.cancel();
         let turns: Vec<Cancel> = self.turns.borrow().values().cloned().collect();
         for cancel in turns {
             cancel.cancel();
+        }
+        let sessions = std::mem::take(&mut *self.sessions.borrow_mut());
+        for (id, slot) in sessions {
+            match slot {
+                Slot::Idle(session) => self.report_stopped(&session),
+                Slot::Busy => {
+                    self.sessions.borrow_mut().insert(id, Slot::Busy);
+                }
+            }
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct HttpResponse<B> {
     pub status: u16,
     /// The raw `Retry-After` header, when the host could read it.
     pub retry_after: Option<String>,
+    /// The raw `Content-Type` header, when the host could read it (`None`: unknown).
+    pub content_type: Option<String>,
     pub body: B,
 }
 
@@ -74,11 +76,34 @@ pub struct ListedSession {
 pub enum StoreError {
     #[error("the stored session changed since it was read (FX_SESSION_REVISION_CONFLICT)")]
     RevisionConflict,
+    /// The store threw.
     #[error("sessionStore.{method} failed: {message}")]
     Failed {
         method: &'static str,
         message: String,
     },
+    /// The store answered with the wrong shape; `message` names the method and what was wrong.
+    #[error("{message}")]
+    Invalid { message: String },
+    /// The store did not answer within the host's deadline (`adapterTimeoutMs`); the message
+    /// names the method.
+    #[error("{message}")]
+    TimedOut { message: String },
+    /// The agent stopped before the store answered; the late answer is ignored.
+    #[error("{message}")]
+    Abandoned { message: String },
+}
+
+impl StoreError {
+    /// The JS error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::RevisionConflict => "FX_SESSION_REVISION_CONFLICT",
+            StoreError::Failed { .. } | StoreError::Invalid { .. } => "FX_SESSION_STORE_FAILED",
+            StoreError::TimedOut { .. } => "FX_ADAPTER_TIMEOUT",
+            StoreError::Abandoned { .. } => "FX_AGENT_CLOSED",
+        }
+    }
 }
 
 /// How a workspace command ended, before capping and formatting.
@@ -129,6 +154,15 @@ pub enum HostEvent {
     ConfigRestoreError { id: String, message: String },
     /// An accepted config value could not be saved.
     ConfigPersistError { id: String, message: String },
+    /// The agent stopped (or closed a session) while part of a session was not in the store:
+    /// `turns` turns it holds are missing there; `bytes` is the whole log as it stands.
+    SessionUnsaved {
+        session_id: String,
+        turns: usize,
+        code: &'static str,
+        message: String,
+        bytes: Vec<u8>,
+    },
     /// The gateway credential changed: `source` is `none`, `AI_GATEWAY_API_KEY` or `fx login`.
     AuthChanged {
         source: &'static str,

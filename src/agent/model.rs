@@ -130,6 +130,13 @@ pub async fn run_step<H: Host>(
                     .and_then(|v| parse_retry_after(v, now_seconds));
                 (error.retry_cause(), retry_after, StepError::Http(error))
             }
+            Ok(response) if !is_event_stream(response.content_type.as_deref()) => {
+                // A login page, a proxy's error page, JSON: retrying gives the same again.
+                let content_type = response.content_type.unwrap_or_default();
+                return Err(fail(StepError::Decode(format!(
+                    "the AI Gateway answered 200 with content type {content_type}, not an event stream (text/event-stream)"
+                ))));
+            }
             Ok(response) => match stream(response.body, cancel, sink).await {
                 Streamed::Done(completion) => match completion.disposition() {
                     Disposition::Interrupted
@@ -193,6 +200,18 @@ pub async fn run_step<H: Host>(
             RetryDecision::GiveUp | RetryDecision::Exhausted => return Err(fail(error)),
         }
     }
+}
+
+/// True for a `Content-Type` of `text/event-stream` (any case, any parameters), or none known.
+pub fn is_event_stream(content_type: Option<&str>) -> bool {
+    content_type.is_none_or(|value| {
+        value
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case("text/event-stream")
+    })
 }
 
 async fn wait<H: Host>(host: &H, cancel: &Cancel, delay: Duration) -> Result<(), Cancelled> {

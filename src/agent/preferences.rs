@@ -1,6 +1,10 @@
 //! The session preferences an agent changes on the host's or the user's behalf: `model` and
 //! `mode` (host config options, persisted through the config store and restored at open), the
 //! reasoning effort and the session's name (both stored in the session log).
+//!
+//! A change stored in the session log is committed before it counts: one the store refuses is
+//! taken back, so it is applied nowhere. The config store write comes after, without holding
+//! the session (a slow or hanging `configStore.set` never blocks a prompt).
 
 use crate::log::event::PreferencesChange;
 
@@ -10,7 +14,8 @@ use super::modes::{validate_model_id, Mode};
 use super::session::LiveSession;
 
 impl<H: Host> Agent<H> {
-    /// Sets `model` or `mode` (other ids are ignored). Returns the session's options after.
+    /// Sets `model` or `mode` (other ids are ignored) and writes it to the config store.
+    /// Returns the session's options after.
     ///
     /// # Errors
     /// [`AgentError::InvalidModel`]; [`AgentError::Session`] when the model change cannot be
@@ -22,24 +27,66 @@ impl<H: Host> Agent<H> {
         value: &str,
         source: &'static str,
     ) -> Result<Opened, AgentError> {
-        self.check_open()?;
-        let mut session = self.take(id)?;
-        let result = self
-            .apply_config(&mut session, config_id, value, source)
-            .await;
-        let opened = self.describe(&session, Vec::new());
-        self.put_back(id, session);
-        result.map(|()| opened)
+        let (opened, previous) = self.apply_config_option(id, config_id, value).await?;
+        if let Some(previous) = previous {
+            self.store_config(config_id, value, previous, source).await;
+        }
+        Ok(opened)
     }
 
+    /// The first half of [`Self::set_config`]: applies the value to session `id` (committing a
+    /// model change to its log). Returns the options after, and the value it replaced when it
+    /// was applied (`None`: ignored); the session is free again when this returns.
+    ///
+    /// # Errors
+    /// As [`Self::set_config`].
+    pub async fn apply_config_option(
+        &self,
+        id: &str,
+        config_id: &str,
+        value: &str,
+    ) -> Result<(Opened, Option<String>), AgentError> {
+        self.check_open()?;
+        let mut session = self.take(id)?;
+        let result = self.apply_config(&mut session, config_id, value).await;
+        let opened = self.describe(&session, Vec::new());
+        self.put_back(id, session);
+        result.map(|previous| (opened, previous))
+    }
+
+    /// The second half of [`Self::set_config`]: writes an applied value to the config store
+    /// (a failure, or no answer by the deadline, is `config.persist_error`), then reports
+    /// `config.changed`.
+    pub async fn store_config(
+        &self,
+        config_id: &str,
+        value: &str,
+        previous: String,
+        source: &'static str,
+    ) {
+        if let Err(message) = self.host.config_set(config_id, value).await {
+            self.host.event(HostEvent::ConfigPersistError {
+                id: config_id.to_owned(),
+                message,
+            });
+        }
+        self.host.event(HostEvent::ConfigChanged {
+            id: config_id.to_owned(),
+            previous: Some(previous),
+            value: value.to_owned(),
+            source,
+        });
+    }
+
+    /// Applies `model` or `mode` to the session; the value it replaced when applied (`None`:
+    /// an id or value that is ignored).
     async fn apply_config(
         &self,
         session: &mut LiveSession,
         config_id: &str,
         value: &str,
-        source: &'static str,
-    ) -> Result<(), AgentError> {
-        let previous = match config_id {
+    ) -> Result<Option<String>, AgentError> {
+        match config_id {
             "model" => {
                 validate_model_id(value).map_err(|e| AgentError::InvalidModel(e.to_string()))?;
                 let previous = session.state().preferences.model.clone();
@@ -48,35 +95,24 @@ impl<H: Host> Agent<H> {
                         model: Some(value.to_owned()),
                         ..PreferencesChange::default()
                     };
-                    session.change_preferences(&self.host, change)?;
-                    session.persist(&self.host).await?;
+                    session
+                        .change_and_persist(&self.host, |s| {
+                            s.change_preferences(&self.host, change)
+                        })
+                        .await?;
                 }
-                previous
+                Ok(Some(previous))
             }
             "mode" => {
                 let Some(mode) = Mode::parse(value) else {
-                    return Ok(());
+                    return Ok(None);
                 };
                 let previous = session.mode.id().to_owned();
                 session.mode = mode;
-                previous
+                Ok(Some(previous))
             }
-            _ => return Ok(()),
-        };
-        match self.host.config_set(config_id, value).await {
-            Ok(_) => {}
-            Err(message) => self.host.event(HostEvent::ConfigPersistError {
-                id: config_id.to_owned(),
-                message,
-            }),
+            _ => Ok(None),
         }
-        self.host.event(HostEvent::ConfigChanged {
-            id: config_id.to_owned(),
-            previous: Some(previous),
-            value: value.to_owned(),
-            source,
-        });
-        Ok(())
     }
 
     /// The reasoning efforts the catalog lists for `model` (empty when it lists none or the
@@ -110,14 +146,10 @@ impl<H: Host> Agent<H> {
                 effort: Some(value),
                 ..PreferencesChange::default()
             };
-            match session.change_preferences(&self.host, change) {
-                Ok(()) => session
-                    .persist(&self.host)
-                    .await
-                    .map(|_| ())
-                    .map_err(AgentError::from),
-                Err(error) => Err(AgentError::from(error)),
-            }
+            session
+                .change_and_persist(&self.host, |s| s.change_preferences(&self.host, change))
+                .await
+                .map_err(AgentError::from)
         };
         self.put_back(id, session);
         result
@@ -131,14 +163,10 @@ impl<H: Host> Agent<H> {
     pub async fn rename_session(&self, id: &str, title: &str) -> Result<String, AgentError> {
         self.check_open()?;
         let mut session = self.take(id)?;
-        let result = match session.rename(title) {
-            Ok(title) => session
-                .persist(&self.host)
-                .await
-                .map(|_| title)
-                .map_err(AgentError::from),
-            Err(error) => Err(AgentError::from(error)),
-        };
+        let result = session
+            .change_and_persist(&self.host, |s| s.rename(title))
+            .await
+            .map_err(AgentError::from);
         self.put_back(id, session);
         result
     }
@@ -163,11 +191,18 @@ impl<H: Host> Agent<H> {
                         });
                         continue;
                     }
-                    if let Err(error) = self.apply_config(session, id, &value, "restore").await {
-                        self.host.event(HostEvent::ConfigRestoreError {
+                    match self.apply_config(session, id, &value).await {
+                        Ok(Some(previous)) => self.host.event(HostEvent::ConfigChanged {
+                            id: id.to_owned(),
+                            previous: Some(previous),
+                            value,
+                            source: "restore",
+                        }),
+                        Ok(None) => {}
+                        Err(error) => self.host.event(HostEvent::ConfigRestoreError {
                             id: id.to_owned(),
                             message: error.to_string(),
-                        });
+                        }),
                     }
                 }
                 Ok(_) => {}

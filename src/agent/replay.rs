@@ -1,8 +1,10 @@
 //! A stored session replayed as ACP updates (`session.history` after `openSession`): per turn,
-//! the user's message, each tool step's text, calls and results, the answer, and a notice for an
-//! interrupted turn.
+//! the user's message, each tool step's text, calls and results, the answer, the call an
+//! interrupted turn had in flight (ended as failed), and a notice for an interrupted turn.
 
-use crate::log::turn::HistoryTurn;
+use crate::log::execution::ToolCall;
+use crate::log::turn::{HistoryTurn, TerminalReason};
+use crate::tools::terminal::{ExecOutcome, ToolRecord};
 
 use super::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
 use super::session::LiveSession;
@@ -50,19 +52,7 @@ pub fn replay(session: &LiveSession) -> Vec<Update> {
             }
             for call in &step.tool_calls {
                 let result = step.tool_results.iter().find(|r| r.tool_call_id == call.id);
-                let raw_input = serde_json::from_slice(call.arguments_json.as_bytes())
-                    .unwrap_or(serde_json::Value::Null);
-                let title = raw_input
-                    .get("command")
-                    .and_then(|c| c.as_str())
-                    .map_or_else(|| call.name.to_lossy().into_owned(), str::to_owned);
-                updates.push(Update::ToolCall {
-                    tool_call_id: call.id.to_lossy().into_owned(),
-                    title,
-                    kind: ToolKind::Execute,
-                    status: ToolStatus::Pending,
-                    raw_input,
-                });
+                updates.push(tool_call(call));
                 let (status, content) = match result {
                     Some(r) if r.status == crate::log::execution::ToolStatus::Success => (
                         ToolStatus::Completed,
@@ -86,6 +76,21 @@ pub fn replay(session: &LiveSession) -> Vec<Update> {
             updates.push(Update::agent_text(text));
         }
         if let HistoryTurn::Interrupted(t) = turn {
+            if let Some(call) = &t.tool_call {
+                // The call in flight never got a result: it ended with its turn, as the live
+                // turn's last update for it said.
+                let ended = ToolRecord::from_outcome("", "", &ExecOutcome::Cancelled);
+                updates.push(tool_call(call));
+                updates.push(Update::ToolCallUpdate {
+                    tool_call_id: call.id.to_lossy().into_owned(),
+                    status: ToolStatus::Failed,
+                    content: vec![ToolCallContent::text(ended.output)],
+                    raw_output: Some(serde_json::json!({
+                        "exitCode": null,
+                        "cancelled": t.terminal_reason == TerminalReason::Cancelled,
+                    })),
+                });
+            }
             updates.push(Update::agent_text(format!(
                 "[{}]",
                 t.terminal_reason.as_str()
@@ -93,4 +98,21 @@ pub fn replay(session: &LiveSession) -> Vec<Update> {
         }
     }
     updates
+}
+
+/// A stored call as the `tool_call` update that started it.
+fn tool_call(call: &ToolCall) -> Update {
+    let raw_input =
+        serde_json::from_slice(call.arguments_json.as_bytes()).unwrap_or(serde_json::Value::Null);
+    let title = raw_input
+        .get("command")
+        .and_then(|c| c.as_str())
+        .map_or_else(|| call.name.to_lossy().into_owned(), str::to_owned);
+    Update::ToolCall {
+        tool_call_id: call.id.to_lossy().into_owned(),
+        title,
+        kind: ToolKind::Execute,
+        status: ToolStatus::Pending,
+        raw_input,
+    }
 }

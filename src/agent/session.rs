@@ -2,9 +2,14 @@
 //!
 //! Every change is appended to the log in memory, then committed as a compare-and-set on the
 //! stored revision. A commit never overwrites a newer record: on a revision conflict the stored
-//! record is reloaded; if it is exactly what we last committed, the commit is retried on its new
-//! revision; if another writer moved it on, our whole history (the shared part and ours) is
-//! saved as a new session — a fork — and the host is told. Nothing is lost either way.
+//! record is reloaded; if it is what we last committed (or a longer prefix of our log: a commit
+//! of ours that answered after its deadline), the commit is retried on its new revision; if
+//! another writer moved it on, our whole history (the shared part and ours) is saved as a new
+//! session — a fork — and the host is told. Nothing is lost either way.
+//!
+//! Store calls are bounded by js/host.js (`adapterTimeoutMs`, and abandoned when the agent
+//! stops): a commit that gave no answer may still land later, which is why a longer prefix of
+//! our own log in the store counts as ours.
 
 use std::collections::HashSet;
 
@@ -34,8 +39,7 @@ pub enum SessionError {
 impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
-            SessionError::Store(StoreError::RevisionConflict) => "FX_SESSION_REVISION_CONFLICT",
-            SessionError::Store(StoreError::Failed { .. }) => "FX_SESSION_STORE_FAILED",
+            SessionError::Store(error) => error.code(),
             SessionError::Log(_) => "FX_SESSION_INVALID",
             SessionError::NotFound(_) => "FX_SESSION_NOT_FOUND",
             SessionError::Unreadable { .. } => "FX_SESSION_INVALID",
@@ -74,6 +78,8 @@ pub struct LiveSession {
     revision: Option<String>,
     /// Length of the bytes last committed.
     committed_len: usize,
+    /// How many turns the store holds (the history length at the last commit).
+    committed_turns: usize,
     pub mode: Mode,
     /// Exact commands the user allowed for the rest of the session.
     pub always_allowed: HashSet<String>,
@@ -101,6 +107,7 @@ impl LiveSession {
             log,
             revision: None,
             committed_len: 0,
+            committed_turns: 0,
             mode,
             always_allowed: HashSet::new(),
         })
@@ -124,10 +131,12 @@ impl LiveSession {
                 reason: format!("the stored log belongs to session {}", log.state().id),
             });
         }
+        let committed_turns = log.state().history.len();
         Ok(LiveSession {
             log,
             revision: Some(stored.revision),
             committed_len,
+            committed_turns,
             mode,
             always_allowed: HashSet::new(),
         })
@@ -148,6 +157,26 @@ impl LiveSession {
     /// True when everything appended has been committed.
     pub fn is_saved(&self) -> bool {
         self.revision.is_some() && self.committed_len == self.log.bytes().len()
+    }
+
+    /// How many of the session's turns the store does not hold yet.
+    pub fn unsaved_turns(&self) -> usize {
+        self.state()
+            .history
+            .len()
+            .saturating_sub(self.committed_turns)
+    }
+
+    /// What a host is told when this session's unsaved part will not be stored: `code` and
+    /// `message` say why.
+    pub fn unsaved_event(&self, code: &'static str, message: String) -> HostEvent {
+        HostEvent::SessionUnsaved {
+            session_id: self.id().to_owned(),
+            turns: self.unsaved_turns(),
+            code,
+            message,
+            bytes: self.log.bytes().to_vec(),
+        }
     }
 
     /// Appends a committed turn with the session totals after it.
@@ -241,6 +270,38 @@ impl LiveSession {
         Ok(true)
     }
 
+    /// Appends a change with `apply`, commits it, and takes it back when the commit fails, so a
+    /// change the store refused is applied nowhere (the next turn does not see it either).
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when `apply` fails (nothing appended); [`SessionError::Store`]
+    /// when the commit fails (the change is undone).
+    pub async fn change_and_persist<H: Host, T>(
+        &mut self,
+        host: &H,
+        apply: impl FnOnce(&mut Self) -> Result<T, SessionError>,
+    ) -> Result<T, SessionError> {
+        let before = self.log.bytes().len();
+        let value = apply(self)?;
+        match self.persist(host).await {
+            Ok(_) => Ok(value),
+            Err(error) => {
+                self.truncate_to(before)?;
+                Err(error)
+            }
+        }
+    }
+
+    /// Drops everything appended after the first `len` bytes (a prefix that was a valid log).
+    fn truncate_to(&mut self, len: usize) -> Result<(), SessionError> {
+        if len >= self.log.bytes().len() {
+            return Ok(());
+        }
+        let kept = self.log.bytes().get(..len).unwrap_or_default().to_vec();
+        self.log = Log::load(kept)?;
+        Ok(())
+    }
+
     /// Commits everything appended so far. On a conflict with a record another writer moved on,
     /// saves our history as a new session and returns the old id.
     ///
@@ -257,8 +318,8 @@ impl LiveSession {
             .await
         {
             Ok(revision) => {
-                self.mark_committed(revision);
-                self.compact_if_due(host).await?;
+                self.mark_committed(revision, self.log.bytes().len());
+                self.compact_if_due(host).await;
                 Ok(None)
             }
             Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
@@ -268,24 +329,31 @@ impl LiveSession {
 
     /// After a commit, as fx does: once the generation is long, rewrite the log as a new
     /// generation holding the same state and commit that. A failure leaves the committed log
-    /// as it was; the in-memory log is compacted and a later commit stores it.
-    async fn compact_if_due<H: Host>(&mut self, host: &H) -> Result<(), SessionError> {
+    /// as it was (what the caller appended is stored); the in-memory log is compacted and a
+    /// later commit stores it.
+    async fn compact_if_due<H: Host>(&mut self, host: &H) {
         if !self.log.compaction_due() {
-            return Ok(());
+            return;
         }
-        self.log.compact_log(&mut HostEnvironment(host))?;
+        if self.log.compact_log(&mut HostEnvironment(host)).is_err() {
+            return;
+        }
         let id = self.id().to_owned();
-        let revision = host
+        if let Ok(revision) = host
             .commit_session(&id, self.log.bytes(), self.revision.as_deref())
             .await
-            .map_err(SessionError::Store)?;
-        self.mark_committed(revision);
-        Ok(())
+        {
+            self.mark_committed(revision, self.log.bytes().len());
+        }
     }
 
-    fn mark_committed(&mut self, revision: String) {
+    /// Records that the store holds our first `len` bytes under `revision`.
+    fn mark_committed(&mut self, revision: String, len: usize) {
         self.revision = Some(revision);
-        self.committed_len = self.log.bytes().len();
+        self.committed_len = len;
+        if len == self.log.bytes().len() {
+            self.committed_turns = self.state().history.len();
+        }
     }
 
     async fn resolve_conflict<H: Host>(
@@ -294,19 +362,24 @@ impl LiveSession {
         id: String,
     ) -> Result<Option<String>, SessionError> {
         let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
-        let ours_committed = self
-            .log
-            .bytes()
-            .get(..self.committed_len)
-            .unwrap_or_default();
         if let Some(stored) = &stored {
-            if self.revision.is_some() && stored.bytes == ours_committed {
-                // Same content under a new revision: nobody moved on; commit on top of it.
+            // The store holds our bytes under a new revision (what we committed, or more of our
+            // log: a commit of ours that answered after we stopped waiting). Nobody moved on:
+            // commit on top of it.
+            let ours = self.log.bytes();
+            let is_ours = !stored.bytes.is_empty()
+                && stored.bytes.len() >= self.committed_len
+                && ours.starts_with(&stored.bytes);
+            if is_ours {
+                self.mark_committed(stored.revision.clone(), stored.bytes.len());
+                if self.is_saved() {
+                    return Ok(None);
+                }
                 let revision = host
                     .commit_session(&id, self.log.bytes(), Some(&stored.revision))
                     .await
                     .map_err(SessionError::Store)?;
-                self.mark_committed(revision);
+                self.mark_committed(revision, self.log.bytes().len());
                 return Ok(None);
             }
         }
@@ -323,7 +396,7 @@ impl LiveSession {
             state.preferences.clone(),
             self.mode,
         )?;
-        fork.always_allowed = std::mem::take(&mut self.always_allowed);
+        fork.always_allowed = self.always_allowed.clone();
         let mut total_in = 0;
         let mut total_out = 0;
         let last = state.history.len().saturating_sub(1);
@@ -340,11 +413,12 @@ impl LiveSession {
             fork.log.rename(title)?;
         }
         let id = fork.id().to_owned();
+        // `self` changes only once the fork is stored (a dropped or failed commit leaves it).
         let revision = host
             .commit_session(&id, fork.log.bytes(), None)
             .await
             .map_err(SessionError::Store)?;
-        fork.mark_committed(revision);
+        fork.mark_committed(revision, fork.log.bytes().len());
         host.event(HostEvent::SessionForked {
             from: from.to_owned(),
             to: id,

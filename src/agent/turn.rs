@@ -11,7 +11,9 @@ use crate::gateway::request::{
 };
 use crate::gateway::{ChatEndpoint, Completion, Disposition, Effort, FinishReason, ModelInfo};
 use crate::log::execution::{Execution, ToolCall};
-use crate::log::turn::{AssistantTurn, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn};
+use crate::log::turn::{
+    AssistantTurn, CancelledCommand, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn,
+};
 use crate::log::types::DurableBytes;
 use crate::tools::terminal::{self};
 use crate::tools::workspace::{Permission, WorkspaceInfo};
@@ -140,6 +142,7 @@ pub async fn run_turn<H: Host>(
         Err(Ended {
             partial,
             active_call,
+            cancelled_command,
             error,
         }) => {
             let reason = if error.is_none() {
@@ -147,14 +150,16 @@ pub async fn run_turn<H: Host>(
             } else {
                 TerminalReason::Failed
             };
-            (
-                turn.interrupted(partial, active_call, reason),
-                error.map_or(Ok(StopReason::Cancelled), Err),
-            )
+            let mut record = turn.interrupted(partial, active_call, reason);
+            if let HistoryTurn::Interrupted(interrupted) = &mut record {
+                interrupted.cancelled_command =
+                    cancelled_command.filter(|_| reason == TerminalReason::Cancelled);
+            }
+            (record, error.map_or(Ok(StopReason::Cancelled), Err))
         }
     };
     session.append_turn(host, record, turn.input_tokens, turn.output_tokens)?;
-    turn.save(session).await?;
+    turn.save(session, false).await?;
     let stop_reason = result?;
     Ok(TurnEnd {
         stop_reason,
@@ -166,6 +171,8 @@ pub async fn run_turn<H: Host>(
 struct Ended {
     partial: String,
     active_call: Option<ToolCall>,
+    /// Set when the call in flight was a command cancelled while it ran.
+    cancelled_command: Option<CancelledCommand>,
     error: Option<TurnError>,
 }
 
@@ -174,7 +181,17 @@ impl Ended {
         Ended {
             partial,
             active_call,
+            cancelled_command: None,
             error: None,
+        }
+    }
+
+    fn failed(partial: String, error: TurnError) -> Self {
+        Ended {
+            partial,
+            active_call: None,
+            cancelled_command: None,
+            error: Some(error),
         }
     }
 }
@@ -184,8 +201,20 @@ impl<H: Host> Turn<'_, H> {
         self.host.update(self.turn_id, update);
     }
 
-    async fn save(&mut self, session: &mut LiveSession) -> Result<(), TurnError> {
-        if let Some(from) = session.persist(self.host).await? {
+    /// Commits the session. A mid-turn save (`until_cancelled`) stops waiting once the turn is
+    /// cancelled: the final save stores everything anyway. (Dropping `persist` mid-way is safe:
+    /// it changes the session only after each store answer.)
+    async fn save(
+        &mut self,
+        session: &mut LiveSession,
+        until_cancelled: bool,
+    ) -> Result<(), TurnError> {
+        let never = Cancel::new();
+        let stop = if until_cancelled { self.cancel } else { &never };
+        let Ok(persisted) = stop.run(session.persist(self.host)).await else {
+            return Ok(());
+        };
+        if let Some(from) = persisted? {
             self.forked_from.get_or_insert(from);
         }
         Ok(())
@@ -258,11 +287,9 @@ impl<H: Host> Turn<'_, H> {
             if self.cancel.is_cancelled() {
                 return Err(Ended::cancelled(String::new(), None));
             }
-            let request = self.request(session, &tools).map_err(|error| Ended {
-                partial: String::new(),
-                active_call: None,
-                error: Some(TurnError::Request(error)),
-            })?;
+            let request = self
+                .request(session, &tools)
+                .map_err(|error| Ended::failed(String::new(), TurnError::Request(error)))?;
             let mut sink = TextSink {
                 host: self.host,
                 turn: self.turn_id,
@@ -278,14 +305,9 @@ impl<H: Host> Turn<'_, H> {
             {
                 Ok(completion) => completion,
                 Err(failure) => {
-                    let error = match failure.error {
-                        StepError::Cancelled => None,
-                        other => Some(TurnError::Step(other)),
-                    };
-                    return Err(Ended {
-                        partial: failure.partial_text,
-                        active_call: None,
-                        error,
+                    return Err(match failure.error {
+                        StepError::Cancelled => Ended::cancelled(failure.partial_text, None),
+                        other => Ended::failed(failure.partial_text, TurnError::Step(other)),
                     });
                 }
             };
@@ -310,11 +332,10 @@ impl<H: Host> Turn<'_, H> {
                 | Disposition::Interrupted
                 | Disposition::InvalidCompletion => {
                     let message = super::model::provider_message(&completion);
-                    return Err(Ended {
-                        partial: completion.text,
-                        active_call: None,
-                        error: Some(TurnError::Step(StepError::Response(message))),
-                    });
+                    return Err(Ended::failed(
+                        completion.text,
+                        TurnError::Step(StepError::Response(message)),
+                    ));
                 }
             }
         }

@@ -130,9 +130,15 @@ impl AgentCore {
         })
     }
 
+    /// Stores what session `id` has not stored yet, then forgets it. Never rejects: what
+    /// cannot be stored is a `session.unsaved` event.
     #[wasm_bindgen(js_name = closeSession)]
-    pub fn close_session(&self, id: &str) {
-        self.agent.close_session(id);
+    pub fn close_session(&self, id: String) -> Promise {
+        let agent = self.agent.clone();
+        future_to_promise(async move {
+            agent.close_session(&id).await;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     #[wasm_bindgen(js_name = listSessions)]

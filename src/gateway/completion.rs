@@ -73,6 +73,11 @@ impl Completion {
         let Some(finish) = &self.finish else {
             return Disposition::Interrupted;
         };
+        if self.provider_error.is_some() && finish.reason != FinishReason::ContentFilter {
+            // An `error` event, even one the provider followed with an ordinary `finish`: the
+            // answer is not whole, and the error must reach the user.
+            return Disposition::ProviderFailure;
+        }
         let local_calls = self.local_tool_calls().count();
         match finish.reason {
             FinishReason::Error | FinishReason::ContentFilter => Disposition::ProviderFailure,

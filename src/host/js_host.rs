@@ -1,8 +1,10 @@
 //! The agent's [`Host`] over the one `host` object js/host.js builds.
 //!
 //! js/host.js already normalizes the application's adapters (sync or async, thrown errors keep
-//! their `code`, results are shape-checked); this side awaits the promises, races them against
-//! the turn's [`Cancel`] (aborting the JS side on cancel), and maps values to typed results.
+//! their `code`, results are shape-checked in its one table); this side awaits the promises,
+//! races them against the turn's [`Cancel`] (aborting the JS side on cancel), and maps values
+//! to typed results. js/host.js also ends every store call at its deadline (`adapterTimeoutMs`)
+//! and abandons them when the agent stops; those come here as coded errors.
 
 use std::collections::HashMap;
 
@@ -88,6 +90,8 @@ extern "C" {
     fn status(this: &JsHttp) -> u16;
     #[wasm_bindgen(method, getter, structural, js_name = retryAfter)]
     fn retry_after(this: &JsHttp) -> Option<String>;
+    #[wasm_bindgen(method, getter, structural, js_name = contentType)]
+    fn content_type(this: &JsHttp) -> Option<String>;
     #[wasm_bindgen(method, structural)]
     fn read(this: &JsHttp) -> JsOp;
     #[wasm_bindgen(method, structural, js_name = abort)]
@@ -138,14 +142,32 @@ async fn settle_op(op: &JsOp, cancel: &Cancel) -> Option<Result<JsValue, JsValue
     }
 }
 
+/// A result js/host.js refused for its shape: its message names the method and the problem.
+const ADAPTER_INVALID: &str = "FX_ADAPTER_INVALID";
+
 fn store_error(method: &'static str, error: &JsValue) -> StoreError {
-    if error_code(error).as_deref() == Some("FX_SESSION_REVISION_CONFLICT") {
-        StoreError::RevisionConflict
-    } else {
-        StoreError::Failed {
+    match error_code(error).as_deref() {
+        Some("FX_SESSION_REVISION_CONFLICT") => StoreError::RevisionConflict,
+        Some(ADAPTER_INVALID) => StoreError::Invalid {
+            message: error_message(error),
+        },
+        Some("FX_ADAPTER_TIMEOUT") => StoreError::TimedOut {
+            message: error_message(error),
+        },
+        Some("FX_AGENT_CLOSED") => StoreError::Abandoned {
+            message: error_message(error),
+        },
+        _ => StoreError::Failed {
             method,
             message: error_message(error),
-        }
+        },
+    }
+}
+
+/// A value js/host.js checked that still does not convert (a bug on our side, not the host's).
+fn unconvertible(call: &str) -> StoreError {
+    StoreError::Invalid {
+        message: format!("{call}() gave a result the core could not read"),
     }
 }
 
@@ -273,6 +295,7 @@ impl Host for JsHostAdapter {
                 Ok(HttpResponse {
                     status: handle.status(),
                     retry_after: handle.retry_after(),
+                    content_type: handle.content_type(),
                     body: JsBody {
                         handle,
                         finished: false,
@@ -295,15 +318,12 @@ impl Host for JsHostAdapter {
         if value.is_null() || value.is_undefined() {
             return Ok(None);
         }
-        let bytes =
-            get(&value, "bytes")
-                .dyn_into::<Uint8Array>()
-                .map_err(|_| StoreError::Failed {
-                    method: "load",
-                    message: "sessionStore.load() must return { bytes: Uint8Array, revision }"
-                        .into(),
-                })?;
-        let revision = get(&value, "revision").as_string().unwrap_or_default();
+        let bytes = get(&value, "bytes")
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| unconvertible("sessionStore.load"))?;
+        let revision = get(&value, "revision")
+            .as_string()
+            .ok_or_else(|| unconvertible("sessionStore.load"))?;
         Ok(Some(StoredSession {
             bytes: bytes.to_vec(),
             revision,
@@ -322,28 +342,32 @@ impl Host for JsHostAdapter {
         )
         .await
         .map_err(|e| store_error("commit", &e))?;
-        value.as_string().ok_or(StoreError::Failed {
-            method: "commit",
-            message: "no revision".into(),
-        })
+        value
+            .as_string()
+            .ok_or_else(|| unconvertible("sessionStore.commit"))
     }
 
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
         let value = settle(self.js.session_list())
             .await
             .map_err(|e| store_error("list", &e))?;
-        let entries: Array = value.dyn_into().map_err(|_| StoreError::Failed {
-            method: "list",
-            message: "sessionStore.list() must return an array".into(),
-        })?;
-        Ok(entries
+        let entries: Array = value
+            .dyn_into()
+            .map_err(|_| unconvertible("sessionStore.list"))?;
+        entries
             .iter()
-            .filter_map(|entry| {
-                let id = get(&entry, "id").as_string()?;
-                let updated_at_ms = get(&entry, "updatedAtMs").as_f64()? as i64;
-                Some(ListedSession { id, updated_at_ms })
+            .map(|entry| {
+                let id = get(&entry, "id").as_string();
+                let updated_at_ms = get(&entry, "updatedAtMs").as_f64();
+                match (id, updated_at_ms) {
+                    (Some(id), Some(ms)) => Ok(ListedSession {
+                        id,
+                        updated_at_ms: ms as i64,
+                    }),
+                    _ => Err(unconvertible("sessionStore.list")),
+                }
             })
-            .collect())
+            .collect()
     }
 
     async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
@@ -398,16 +422,12 @@ impl Host for JsHostAdapter {
         if value.is_null() || value.is_undefined() {
             return Ok(None);
         }
-        let bytes = get(&value, "bytes").dyn_into::<Uint8Array>().map_err(|_| {
-            OAuthStoreError::Failed(
-                "oauthSessionStore.load() must return { bytes, revision: string } or null".into(),
-            )
-        })?;
-        let revision = get(&value, "revision").as_string().ok_or_else(|| {
-            OAuthStoreError::Failed(
-                "oauthSessionStore.load() returned a non-string revision".into(),
-            )
-        })?;
+        let unreadable =
+            || OAuthStoreError::Failed("oauthSessionStore.load() gave an unreadable record".into());
+        let bytes = get(&value, "bytes")
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| unreadable())?;
+        let revision = get(&value, "revision").as_string().ok_or_else(unreadable)?;
         Ok(Some((bytes.to_vec(), revision)))
     }
 
@@ -462,6 +482,26 @@ impl Host for JsHostAdapter {
     }
 
     fn event(&self, event: HostEvent) {
+        if let HostEvent::SessionUnsaved {
+            session_id,
+            turns,
+            code,
+            message,
+            bytes,
+        } = event
+        {
+            // The bytes go as a Uint8Array, not as an array of numbers.
+            let detail = to_js(&serde_json::json!({
+                "sessionId": session_id, "turns": turns, "code": code, "error": message,
+            }));
+            let _ = Reflect::set(
+                &detail,
+                &JsValue::from_str("bytes"),
+                &Uint8Array::from(bytes.as_slice()),
+            );
+            self.js.event("session.unsaved", detail);
+            return;
+        }
         let (kind, detail) = match event {
             HostEvent::SessionForked { from, to, reason } => (
                 "session.forked",
@@ -519,6 +559,7 @@ impl Host for JsHostAdapter {
                 "auth.refresh_error",
                 serde_json::json!({ "code": code, "error": message, "signedOut": signed_out }),
             ),
+            HostEvent::SessionUnsaved { .. } => return,
         };
         self.js.event(kind, to_js(&detail));
     }

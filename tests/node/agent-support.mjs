@@ -193,3 +193,53 @@ export function trapGuard() {
 export function isTrap(error) {
   return error instanceof WebAssembly.RuntimeError || /unreachable|RuntimeError/.test(String(error?.stack ?? error));
 }
+
+/**
+ * Wraps an adapter (a store, a workspace) so chosen methods never settle: after
+ * `control.stall('commit')` every `commit` call waits until `control.release()` (which lets them
+ * run on the inner adapter then, as a late answer) or forever. `control.called('commit')`
+ * resolves once a stalled call arrived; `control.calls` records every call by name.
+ */
+export function stallable(inner) {
+  const stalled = new Set();
+  const parked = [];
+  const arrivals = new Map();
+  const control = { calls: [], adapter: {} };
+  control.stall = (name) => stalled.add(name);
+  control.unstall = (name) => stalled.delete(name);
+  control.called = (name) =>
+    new Promise((resolve) => {
+      if (parked.some((p) => p.name === name)) resolve();
+      else arrivals.set(name, [...(arrivals.get(name) ?? []), resolve]);
+    });
+  /** Lets every parked call run now; resolves with their settled outcomes. */
+  control.release = () => Promise.allSettled(parked.splice(0).map((p) => p.run()));
+  for (const name of Object.keys(inner)) {
+    if (typeof inner[name] !== 'function') continue;
+    control.adapter[name] = (...args) => {
+      control.calls.push(name);
+      if (!stalled.has(name)) return inner[name](...args);
+      return new Promise((resolve, reject) => {
+        parked.push({ name, run: () => Promise.resolve(inner[name](...args)).then(resolve, reject) });
+        for (const arrived of arrivals.get(name) ?? []) arrived();
+        arrivals.delete(name);
+      });
+    };
+  }
+  return control;
+}
+
+/** Resolves `{ settled: true, value | error }`, or `{ settled: false }` after `ms`. */
+export function within(promise, ms) {
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ settled: false }), ms);
+  });
+  return Promise.race([
+    Promise.resolve(promise).then(
+      (value) => ({ settled: true, value }),
+      (error) => ({ settled: true, error }),
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
+}

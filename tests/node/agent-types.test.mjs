@@ -71,6 +71,8 @@ function onEvent(event: FxAgentEvent): string {
       return 'retry ' + event.attempt + '/' + event.limit + ' in ' + event.delayMs;
     case 'runtime.exit':
       return 'exit ' + event.code;
+    case 'session.unsaved':
+      return event.sessionId + ' lost ' + event.turns + ' (' + event.code + ': ' + event.error + ') ' + event.bytes.byteLength;
     case 'permission.request':
       return event.request.toolCall.title;
     default:
@@ -87,6 +89,7 @@ const options: FxAgentOptions = {
   env: { AI_GATEWAY_API_KEY: undefined, FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:8788/v3/ai/language-model' },
   sessionStore: store,
   configStore: memoryConfigStore({ model: 'x/y' }),
+  adapterTimeoutMs: 5000,
   workspace,
   onPermission,
   onEvent,
@@ -145,6 +148,7 @@ async function signIn(adapter: TerminalAdapter): Promise<number> {
   const options: FxTerminalOptions = {
     terminal: adapter,
     oauthSessionStore: oauth,
+    adapterTimeoutMs: 2000,
     openUrl: (url: string) => url.startsWith('https://'),
     onEvent: (event) => {
       seen.push(event);
@@ -163,8 +167,10 @@ const badTurn: Promise<string> = (null as unknown as Session).prompt('x');
 const badStop: StopReason = 'max_tokens';
 // @ts-expect-error env values are primitives
 const badEnv: FxAgentOptions = { env: { AI_GATEWAY_API_KEY: { key: 1 } } };
+// @ts-expect-error the deadline is a number of milliseconds
+const badTimeout: FxAgentOptions = { adapterTimeoutMs: '10s' };
 
-export { main, signIn, asyncStore, appended, badWorkspace, badTurn, badStop, badEnv };
+export { main, signIn, asyncStore, appended, badWorkspace, badTurn, badStop, badEnv, badTimeout };
 `;
 
 test('the createFxAgent types check with tsc --noEmit --strict', async () => {

@@ -3,7 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::task::Poll;
 
@@ -34,6 +34,11 @@ pub enum Reply {
     Hang,
     /// The connection fails.
     Network(String),
+    /// Status 200 with this `Content-Type`, the chunks, then the end.
+    Typed {
+        content_type: String,
+        chunks: Vec<Vec<u8>>,
+    },
 }
 
 pub fn sse(events: &[&str]) -> Vec<u8> {
@@ -115,6 +120,18 @@ pub struct State {
     /// [`FakeHost::wake_sleepers`] after moving the clock.
     pub park_sleeps: bool,
     pub sleepers: Vec<std::task::Waker>,
+    /// Store and config calls that never answer, by name: `load`, `list`, `remove`,
+    /// `config_get`, `config_set`, `oauth_load` (js/host.js would end them at their deadline;
+    /// here only dropping the call ends the wait).
+    pub hang: HashSet<&'static str>,
+    /// How many of the next commits never answer.
+    pub hang_commits: usize,
+    /// Commits that got no answer (they hung, or `fail_commit` ended them), as
+    /// `(id, bytes, expected)`: [`FakeHost::land_late`] stores one as a late answer would.
+    pub unanswered_commits: Vec<(String, Vec<u8>, Option<String>)>,
+    /// The next commits fail with this error (as js/host.js reports a store that threw, did
+    /// not answer by its deadline, or was abandoned when the agent stopped).
+    pub fail_commit: Option<StoreError>,
 }
 
 #[derive(Clone, Default)]
@@ -180,6 +197,26 @@ impl FakeHost {
         let wakers = std::mem::take(&mut self.state.borrow_mut().sleepers);
         for waker in wakers {
             waker.wake();
+        }
+    }
+    /// Stores an unanswered commit now, as a store that answers late would (compare-and-set).
+    pub fn land_late(&self, index: usize) -> bool {
+        let mut state = self.state.borrow_mut();
+        let (id, bytes, expected) = state.unanswered_commits[index].clone();
+        let current = state.sessions.get(&id).map(|(_, r)| r.clone());
+        if current != expected {
+            return false;
+        }
+        state.revision_counter += 1;
+        let revision = format!("r{}", state.revision_counter);
+        state.sessions.insert(id, (bytes, revision));
+        true
+    }
+    /// Parks the caller for good when `name` hangs.
+    async fn maybe_hang(&self, name: &'static str) {
+        if self.state.borrow().hang.contains(name) {
+            self.waiting.set(true);
+            std::future::pending::<()>().await;
         }
     }
     /// Resolves once the host is parked in a hanging call.
@@ -266,6 +303,7 @@ impl Host for FakeHost {
             return Ok(HttpResponse {
                 status,
                 retry_after: None,
+                content_type: None,
                 body: self.body(vec![body], false),
             });
         }
@@ -277,11 +315,13 @@ impl Host for FakeHost {
                 Some(body) => Ok(HttpResponse {
                     status: 200,
                     retry_after: None,
+                    content_type: Some("application/json".into()),
                     body: self.body(vec![body], false),
                 }),
                 None => Ok(HttpResponse {
                     status: 500,
                     retry_after: None,
+                    content_type: None,
                     body: self.body(vec![], false),
                 }),
             };
@@ -300,12 +340,23 @@ impl Host for FakeHost {
             } => Ok(HttpResponse {
                 status,
                 retry_after,
+                content_type: None,
                 body: self.body(chunks, false),
             }),
             Reply::Stall { chunks } => Ok(HttpResponse {
                 status: 200,
                 retry_after: None,
+                content_type: None,
                 body: self.body(chunks, true),
+            }),
+            Reply::Typed {
+                content_type,
+                chunks,
+            } => Ok(HttpResponse {
+                status: 200,
+                retry_after: None,
+                content_type: Some(content_type),
+                body: self.body(chunks, false),
             }),
             Reply::Hang => {
                 self.waiting.set(true);
@@ -317,6 +368,7 @@ impl Host for FakeHost {
         }
     }
     async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        self.maybe_hang("load").await;
         Ok(self
             .state
             .borrow()
@@ -333,10 +385,31 @@ impl Host for FakeHost {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<String, StoreError> {
+        let attempt = (id.to_owned(), bytes.to_vec(), expected.map(str::to_owned));
+        let hangs = {
+            let mut state = self.state.borrow_mut();
+            let hangs = state.hang_commits > 0;
+            state.hang_commits = state.hang_commits.saturating_sub(1);
+            hangs
+        };
+        if hangs {
+            self.state.borrow_mut().unanswered_commits.push(attempt);
+            self.waiting.set(true);
+            return std::future::pending().await;
+        }
         let mut state = self.state.borrow_mut();
         state
             .commits
             .push((id.to_owned(), expected.map(str::to_owned)));
+        if let Some(error) = state.fail_commit.clone() {
+            if matches!(
+                error,
+                StoreError::TimedOut { .. } | StoreError::Abandoned { .. }
+            ) {
+                state.unanswered_commits.push(attempt);
+            }
+            return Err(error);
+        }
         let current = state.sessions.get(id).map(|(_, r)| r.clone());
         if current.as_deref() != expected {
             return Err(StoreError::RevisionConflict);
@@ -349,6 +422,7 @@ impl Host for FakeHost {
         Ok(revision)
     }
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
+        self.maybe_hang("list").await;
         Ok(self
             .state
             .borrow()
@@ -362,6 +436,7 @@ impl Host for FakeHost {
             .collect())
     }
     async fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        self.maybe_hang("remove").await;
         self.state.borrow_mut().sessions.remove(id);
         Ok(())
     }
@@ -390,9 +465,11 @@ impl Host for FakeHost {
             })
     }
     async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+        self.maybe_hang("config_get").await;
         Ok(self.state.borrow().config.get(id).cloned())
     }
     async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+        self.maybe_hang("config_set").await;
         self.state
             .borrow_mut()
             .config
@@ -420,6 +497,7 @@ impl Host for FakeHost {
         }
     }
     async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+        self.maybe_hang("oauth_load").await;
         let state = self.state.borrow();
         if !state.oauth_store {
             return Err(OAuthStoreError::Failed("no store".into()));

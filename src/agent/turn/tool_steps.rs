@@ -5,6 +5,7 @@ use crate::gateway::prompt::{AssistantPart, Message, ToolCallPart, ToolResult as
 use crate::gateway::Completion;
 use crate::log::checkpoint::{RecoveryAction, RecoveryCause, RecoveryCheckpoint, ToolState};
 use crate::log::execution::{ProcessPresentation, ToolCall, ToolResult, ToolStatus, ToolStep};
+use crate::log::turn::CancelledCommand;
 use crate::log::types::{DurableBytes, Provider};
 use crate::tools::terminal::{self, ExecOutcome, Status, ToolRecord};
 use crate::tools::workspace::{cap_output, Permission, COMMAND_TIMEOUT_MS, MAX_OUTPUT_BYTES};
@@ -17,6 +18,17 @@ use super::super::host::{ExecResult, Host};
 use super::super::modes::Mode;
 use super::super::session::LiveSession;
 use super::{Ended, Turn, UPDATE_PREVIEW_BYTES};
+
+/// Where a call was when its turn was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    /// Before it started: no update was sent, nothing is recorded for it.
+    Before,
+    /// While the user was asked whether it may run.
+    Asking,
+    /// While its command ran.
+    Running,
+}
 
 impl<H: Host> Turn<'_, H> {
     /// Runs a step's tool calls in order, then records the step and checkpoints it.
@@ -51,13 +63,21 @@ impl<H: Host> Turn<'_, H> {
             }
             let (record, note) = match self.run_call(session, call, &arguments).await {
                 Ok(done) => done,
-                Err(cancelled) => {
-                    // Keep the steps that finished; this call was in flight.
+                Err(stopped) => {
+                    // Keep the steps that finished; this call was in flight (unless it had not
+                    // started), and a command that was running is marked as cancelled mid-run.
                     self.push_step(step);
-                    return Err(Ended::cancelled(
+                    let mut ended = Ended::cancelled(
                         completion.text.clone(),
-                        Some(logged).filter(|_| cancelled),
-                    ));
+                        Some(logged).filter(|_| stopped != Stopped::Before),
+                    );
+                    if stopped == Stopped::Running {
+                        ended.cancelled_command = Some(CancelledCommand {
+                            output_replay: None,
+                            command_artifact_handle: None,
+                        });
+                    }
+                    return Err(ended);
                 }
             };
             wire_results.push(Message::tool_result(WireResult {
@@ -113,20 +133,20 @@ impl<H: Host> Turn<'_, H> {
             outstanding_reservation: false,
         };
         if session.set_checkpoint(self.host, checkpoint).is_ok() {
-            let _ = self.save(session).await;
+            let _ = self.save(session, true).await;
         }
     }
 
-    /// Runs one call. `Err(true)` when the turn was cancelled while this call was in flight,
-    /// `Err(false)` when it was cancelled before the call started.
+    /// Runs one call. `Err` says where the call was when the turn was cancelled; a call that
+    /// had started gets its final (failed, cancelled) update first.
     async fn run_call(
         &mut self,
         session: &mut LiveSession,
         call: &crate::gateway::ToolCall,
         arguments: &str,
-    ) -> Result<(ToolRecord, Option<String>), bool> {
+    ) -> Result<(ToolRecord, Option<String>), Stopped> {
         if self.cancel.is_cancelled() {
-            return Err(false);
+            return Err(Stopped::Before);
         }
         let raw_input = serde_json::from_str(arguments).unwrap_or(serde_json::Value::Null);
         let command = terminal::decode_arguments(arguments);
@@ -167,7 +187,14 @@ impl<H: Host> Turn<'_, H> {
                 options: permission_options(),
             };
             match self.host.request_permission(&request, self.cancel).await {
-                _ if self.cancel.is_cancelled() => return Err(true),
+                _ if self.cancel.is_cancelled() => {
+                    return Err(self.cancelled_call(
+                        call,
+                        &command,
+                        &workspace.cwd,
+                        Stopped::Asking,
+                    ))
+                }
                 PermissionAnswer::AllowOnce => {}
                 PermissionAnswer::AllowAlways => {
                     session.always_allowed.insert(command.clone());
@@ -192,7 +219,7 @@ impl<H: Host> Turn<'_, H> {
             .exec(&command, &workspace.cwd, COMMAND_TIMEOUT_MS, self.cancel)
             .await;
         if self.cancel.is_cancelled() {
-            return Err(true);
+            return Err(self.cancelled_call(call, &command, &workspace.cwd, Stopped::Running));
         }
         let outcome = match result {
             ExecResult::Exited {
@@ -209,6 +236,19 @@ impl<H: Host> Turn<'_, H> {
         };
         let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
         Ok(self.finish_call(call, record, None))
+    }
+
+    /// Ends a started call of a cancelled turn with its final update (failed, `cancelled`).
+    fn cancelled_call(
+        &self,
+        call: &crate::gateway::ToolCall,
+        command: &str,
+        cwd: &str,
+        stopped: Stopped,
+    ) -> Stopped {
+        let record = ToolRecord::from_outcome(command, cwd, &ExecOutcome::Cancelled);
+        let _ = self.finish_call(call, record, None);
+        stopped
     }
 
     fn finish_call(

@@ -346,35 +346,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 agent.host().answer(PermissionAnswer::Cancelled);
             }
             Effect::SetConfig { id, value } => self.spawn(async move {
-                let session = shell.inner.session.borrow().clone();
-                let result = shell
-                    .inner
-                    .agent
-                    .set_config(&session, id, &value, "terminal")
-                    .await;
-                {
-                    let mut app = shell.inner.app.borrow_mut();
-                    match result {
-                        Ok(_) => app.on_config_applied(id, &value),
-                        Err(error) => app.warning(&error_text(&error)),
-                    }
-                }
-                shell.after();
+                shell.apply_option(id, &value).await;
             }),
             Effect::SetModel { model, effort } => self.spawn(async move {
-                let session = shell.inner.session.borrow().clone();
                 let agent = &shell.inner.agent;
-                let result = agent
-                    .set_config(&session, "model", &model, "terminal")
-                    .await;
-                let ok = result.is_ok();
-                {
-                    let mut app = shell.inner.app.borrow_mut();
-                    match result {
-                        Ok(_) => app.on_config_applied("model", &model),
-                        Err(error) => app.warning(&error_text(&error)),
-                    }
-                }
+                let ok = shell.apply_option("model", &model).await;
                 if let (true, Some(effort)) = (ok, effort) {
                     let current = shell.inner.session.borrow().clone();
                     let result = agent.set_effort(&current, &effort).await;
@@ -485,12 +461,45 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             | Effect::Logout => self.login_effect(effect),
             Effect::Exit(code) => {
                 self.stop_login();
-                agent.shutdown();
-                agent.host().answer(PermissionAnswer::Cancelled);
-                self.flush();
-                self.inner.env.exited(code);
+                self.spawn(async move {
+                    // As `agent.close()` does: store what an earlier commit failed to store
+                    // (bounded by the host's deadline); what still fails is `session.unsaved`.
+                    let agent = &shell.inner.agent;
+                    agent.close_sessions().await;
+                    agent.shutdown();
+                    agent.host().answer(PermissionAnswer::Cancelled);
+                    shell.flush();
+                    shell.inner.env.exited(code);
+                });
             }
         }
+    }
+
+    /// Applies config option `id` to the session on screen and shows it at once; then writes it
+    /// to the config store (a slow write holds nothing up). True when it was applied.
+    async fn apply_option(&self, id: &'static str, value: &str) -> bool {
+        let session = self.inner.session.borrow().clone();
+        let agent = &self.inner.agent;
+        let result = agent.apply_config_option(&session, id, value).await;
+        let applied = result.is_ok();
+        let previous = {
+            let mut app = self.inner.app.borrow_mut();
+            match result {
+                Ok((_, previous)) => {
+                    app.on_config_applied(id, value);
+                    previous
+                }
+                Err(error) => {
+                    app.warning(&error_text(&error));
+                    None
+                }
+            }
+        };
+        self.after();
+        if let Some(previous) = previous {
+            agent.store_config(id, value, previous, "terminal").await;
+        }
+        applied
     }
 
     async fn export(&self) -> String {

@@ -30,8 +30,8 @@ pub struct TestEnv {
 }
 
 impl TermEnv for TestEnv {
-    fn write(&self, bytes: &[u8]) {
-        self.out.borrow_mut().extend_from_slice(bytes);
+    fn write(&self, out: &fx_wasm::term::ansi::Ansi) {
+        self.out.borrow_mut().extend_from_slice(out.as_bytes());
         self.writes.set(self.writes.get() + 1);
     }
     fn spawn(&self, task: Task) {

@@ -308,6 +308,18 @@ fn session_ids_from_the_store_in_notices_and_the_picker() {
 }
 
 #[test]
+fn a_refusal_from_the_hosts_download() {
+    let host = FakeHost::new();
+    host.reply(text_reply(&["hi"]));
+    let mut t = Term::start(&host, Options::default());
+    t.type_str("hello\r");
+    *t.env.download_error.borrow_mut() = Some(format!("no {HOSTILE}"));
+    t.type_str("/export\r");
+    shows(&mut t, &format!("no {SHOWN}"));
+    assert_clean(&t);
+}
+
+#[test]
 fn model_ids_from_the_catalog_in_the_picker_and_the_status_line() {
     let host = FakeHost::new();
     let id = format!("test/m-{HOSTILE}");

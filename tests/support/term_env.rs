@@ -26,6 +26,8 @@ pub struct TestEnv {
     pub history: Option<Rc<RefCell<Vec<String>>>>,
     pub exited: Rc<Cell<Option<i32>>>,
     pub downloads: Rc<RefCell<Vec<Files>>>,
+    /// The host's download refuses with this message.
+    pub download_error: Rc<RefCell<Option<String>>>,
     pub animating: Rc<Cell<bool>>,
 }
 
@@ -57,6 +59,9 @@ impl TermEnv for TestEnv {
         }
     }
     async fn download(&self, files: Vec<(String, Vec<u8>)>) -> Result<(), String> {
+        if let Some(message) = self.download_error.borrow().clone() {
+            return Err(message);
+        }
         self.downloads.borrow_mut().push(files);
         Ok(())
     }
@@ -127,6 +132,7 @@ impl Term {
             history: options.history.clone(),
             exited: Rc::default(),
             downloads: Rc::default(),
+            download_error: Rc::default(),
             animating: Rc::default(),
         };
         let ws = options.workspace.map(workspace);

@@ -80,11 +80,6 @@ impl Ansi {
         let _ = write!(self.0, "\u{1b}]2;{clean}\u{7}");
     }
 
-    /// Appends everything `other` holds.
-    pub fn append(&mut self, other: &Ansi) {
-        self.0.push_str(&other.0);
-    }
-
     /// The bytes to write.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
@@ -105,13 +100,6 @@ impl Ansi {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-
-    /// Drops the bytes from `at` on (a frame that turned out to change nothing).
-    pub fn truncate(&mut self, at: usize) {
-        if self.0.is_char_boundary(at) {
-            self.0.truncate(at);
-        }
     }
 
     /// Removes `own` at byte `at` when it is there (an unneeded synchronized-update start).

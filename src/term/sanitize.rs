@@ -157,7 +157,8 @@ pub fn is_safe_char(c: char) -> bool {
 /// Text that is already safe is borrowed as it is.
 #[must_use]
 pub fn sanitize_fragment(text: &str) -> Cow<'_, str> {
-    if text.chars().all(is_safe_char) {
+    // Printable ASCII is the common case: a byte scan, then characters only when needed.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) || text.chars().all(is_safe_char) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(sanitize(text).replace(['\n', '\t'], " "))

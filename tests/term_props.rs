@@ -1,14 +1,17 @@
 //! Property tests: arbitrary input never panics the decoder, the editor or the renderer; rows
-//! never exceed the width; sanitized text holds no control character but `\n` and `\t`; and
+//! never exceed the width; sanitized text holds no control character but `\n` and `\t` (and
+//! sanitizing again changes nothing); rendered rows pass the output audit; and
 //! streaming in any chunking gives the same rows as rendering the whole text.
 #![cfg(feature = "term")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use fx_wasm::term::ansi::{audit, Allowed};
 use fx_wasm::term::history::PromptHistory;
 use fx_wasm::term::keys::{InputEvent, KeyDecoder};
 use fx_wasm::term::line_editor::LineEditor;
 use fx_wasm::term::markdown::{render_markdown, MarkdownOptions, MarkdownStream};
-use fx_wasm::term::sanitize::sanitize;
+use fx_wasm::term::sanitize::{is_safe_char, sanitize};
+use fx_wasm::term::style::{line_to_ansi, Palette};
 use proptest::prelude::*;
 
 /// Text biased toward markdown and terminal syntax.
@@ -111,18 +114,19 @@ proptest! {
     #[test]
     fn sanitized_text_has_no_controls(s in any::<String>()) {
         let clean = sanitize(&s);
-        prop_assert!(clean.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()));
+        prop_assert!(clean.chars().all(|c| c == '\n' || c == '\t' || is_safe_char(c)));
         prop_assert!(!clean.contains('\x1b'));
+        prop_assert_eq!(sanitize(&clean), clean.clone(), "sanitizing twice changes nothing");
     }
 
     #[test]
     fn rendered_rows_fit_and_streaming_agrees(src in markdownish(), width in 1usize..120, chunk in 1usize..9) {
         let opts = MarkdownOptions::new(width);
         let whole = render_markdown(&src, opts);
-        let min_width = opts.margin + 4;
         for line in &whole {
-            prop_assert!(line.width() <= width.max(min_width), "{:?} > {width}", line.plain_text());
-            prop_assert!(!line.plain_text().contains('\x1b'));
+            prop_assert!(line.width() <= width.max(4), "{:?} > {width}", line.plain_text());
+            let ansi = line_to_ansi(line, &Palette::dark());
+            prop_assert_eq!(audit(ansi.as_str(), Allowed::Row), Ok(()));
         }
         let chars: Vec<char> = src.chars().collect();
         let mut s = MarkdownStream::new(opts);

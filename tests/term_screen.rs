@@ -91,7 +91,7 @@ impl InlinePainter {
         self.printed = committed.len();
         let tail = stream.tail();
         for line in &tail {
-            out.push_str(&line_to_ansi(line, &Palette::dark()));
+            out.push_str(line_to_ansi(line, &Palette::dark()).as_str());
             out.push_str("\r\n");
         }
         self.tail_rows = tail.len();

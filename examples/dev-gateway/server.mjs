@@ -15,6 +15,7 @@
 // Usage: node examples/dev-gateway/server.mjs [--port N] [--demo]   (or PORT=N; default 8787;
 // 0 = any free port)
 
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { dirname, join, normalize, sep } from 'node:path';
@@ -85,12 +86,40 @@ function resolveStatic(path) {
 const IMPORT_MAP = join(here, 'importmap.json');
 const IMPORT_MAP_MARKER = '<!-- fx:importmap -->';
 
-/** An HTML page, with `<!-- fx:importmap -->` replaced by importmap.json as an inline map. */
-async function serveHtml(req, res, file) {
+/**
+ * The Content-Security-Policy of every page served here (docs/DECISIONS.md says why each part
+ * is there): scripts and styles from this origin only, WebAssembly compilation, requests to this
+ * origin and to the OAuth issuer (Vercel's, or the loopback one of the device-login tests).
+ * `scriptHashes` allow inline scripts by content: only the import map this server inlines.
+ */
+export function contentSecurityPolicy({ issuer = null, scriptHashes = [] } = {}) {
+  const oauth = issuer ? [new URL(issuer).origin] : ['https://vercel.com', 'https://*.vercel.com'];
+  return [
+    "default-src 'self'",
+    ["script-src 'self' 'wasm-unsafe-eval'", ...scriptHashes.map((h) => `'${h}'`)].join(' '),
+    ["connect-src 'self'", ...oauth].join(' '),
+    // xterm.js 6 writes its theme, cell sizes and scrollbar colours into <style> elements it
+    // creates (inline style elements); style attributes and other origins stay refused.
+    "style-src 'self'",
+    "style-src-elem 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * An HTML page, with `<!-- fx:importmap -->` replaced by importmap.json as an inline map, sent
+ * with the Content-Security-Policy (which allows that one map by its hash).
+ */
+async function serveHtml(req, res, file, issuer) {
   let html = await readFile(file, 'utf8');
+  const scriptHashes = [];
   if (html.includes(IMPORT_MAP_MARKER)) {
     const map = JSON.stringify(JSON.parse(await readFile(IMPORT_MAP, 'utf8')));
     html = html.replace(IMPORT_MAP_MARKER, `<script type="importmap">${map}</script>`);
+    scriptHashes.push(`sha256-${createHash('sha256').update(map, 'utf8').digest('base64')}`);
   }
   const body = Buffer.from(html, 'utf8');
   res.writeHead(200, {
@@ -98,6 +127,7 @@ async function serveHtml(req, res, file) {
     'content-length': body.length,
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    'content-security-policy': contentSecurityPolicy({ issuer, scriptHashes }),
   });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
@@ -272,7 +302,7 @@ export async function startDevGateway({
       if (authorization) return proxyRequest(req, res, { upstream: base, authorization, path: CATALOG_PATH, fetchImpl });
       return sendJson(res, 200, demoCatalog());
     }
-    return serveStatic(req, res, path, resolveStatic, { html: serveHtml });
+    return serveStatic(req, res, path, resolveStatic, { html: (q, r, file) => serveHtml(q, r, file, issuer) });
   }
 
   const server = createServer((req, res) => {

@@ -519,7 +519,10 @@ window.__fxTry = {
 };
 window.__fxTry.ready = boot().catch((error) => {
   toast(error?.message ?? String(error), 'error');
-  term.write(`\x1b[31m${error?.message ?? error}\x1b[0m\r\n`);
+  // fx never started, so its sanitizer is not there: drop every control character (ESC, C1,
+  // bidi controls) so an error text cannot become a sequence.
+  const text = String(error?.message ?? error).replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/gu, ' ');
+  term.write(`\x1b[31m${text}\x1b[0m\r\n`);
   throw error;
 });
 window.__fxTry.ready.catch(() => {});

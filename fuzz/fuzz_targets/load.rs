@@ -11,6 +11,9 @@ fuzz_target!(|data: &[u8]| {
         let bytes = fx_wasm::log::import_native(&files).expect("an export imports");
         let again = fx_wasm::log::export_native(&bytes).expect("a re-import exports");
         assert_eq!(files, again, "export -> import -> export is stable");
-        assert_eq!(fx_wasm::log::read_session(&bytes).expect("re-import loads"), view);
+        assert_eq!(
+            fx_wasm::log::read_session(&bytes).expect("re-import loads"),
+            view
+        );
     }
 });

@@ -10,7 +10,9 @@ use super::transport::{exchange, HttpRequest, Transport};
 pub const MAX_TEAMS: usize = 1000;
 
 /// One team. `id` and `slug` are non-empty visible ASCII (they may become a header value);
-/// `name` has no control characters (it is drawn on the terminal) and defaults to the slug.
+/// `name` is the listing's text as it is, at most 256 characters, with at least one visible
+/// character (else the slug): the terminal draws it through its sanitizer, the one place that
+/// removes control sequences.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Team {
     pub id: String,
@@ -93,8 +95,8 @@ fn team_from_json(value: &serde_json::Value) -> Option<Team> {
     let id = member("id").filter(usable)?.to_owned();
     let slug = member("slug").filter(usable)?.to_owned();
     let name: String = member("name")
-        .map(|name| name.chars().filter(|c| !c.is_control()).take(256).collect())
-        .filter(|name: &String| !name.trim().is_empty())
+        .map(|name| name.chars().take(256).collect())
+        .filter(|name: &String| name.chars().any(|c| !c.is_control() && !c.is_whitespace()))
         .unwrap_or_else(|| slug.clone());
     Some(Team { id, slug, name })
 }

@@ -58,8 +58,8 @@ impl JsTermEnv {
 }
 
 impl TermEnv for JsTermEnv {
-    fn write(&self, bytes: &[u8]) {
-        self.io.write(bytes);
+    fn write(&self, out: &crate::term::ansi::Ansi) {
+        self.io.write(out.as_bytes());
     }
 
     fn spawn(&self, task: Task) {

@@ -4,9 +4,11 @@
 //! - [`line_editor`]: the composer's draft: editing, kill ring, undo, pastes, history recall.
 //! - [`history`]: the in-memory prompt history.
 //! - [`width`]: display width in terminal cells; the clusters the cursor moves over.
-//! - [`sanitize`]: neutralises control sequences in model and command text.
+//! - [`sanitize`]: neutralises control sequences in model and command text: the one gate.
+//! - [`ansi`]: the bytes the terminal is sent, as types only the gate and our own sequences fill.
 //! - [`markdown`]: streaming markdown → styled rows ([`style`]) → ANSI.
 //! - [`app`]: the interactive app built from these: screen, input, commands, the async driver.
+pub mod ansi;
 pub mod app;
 pub mod history;
 pub mod keys;

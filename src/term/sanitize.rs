@@ -4,12 +4,20 @@
 //! Kept: printable text, `\n` and `\t` (tabs can be expanded with [`expand_tabs`]). Removed:
 //! whole escape sequences (CSI, OSC, DCS, SOS, PM, APC and two-byte `ESC x` forms, with their
 //! parameters and payloads), C1 controls (U+0080–U+009F, which some terminals also obey), every
-//! other C0 control and DEL, and the Unicode bidirectional overrides (U+202A–U+202E,
-//! U+2066–U+2069) that can make text read differently from what it is. `\r\n` and a lone `\r`
+//! other C0 control and DEL, and the Unicode bidirectional controls (the embeddings and
+//! overrides U+202A–U+202E, the isolates U+2066–U+2069 and the marks U+200E, U+200F, U+061C)
+//! that can make text read differently from what it is. `\r\n` and a lone `\r`
 //! both become `\n` (a progress bar then reads as successive lines instead of overwriting).
 //!
 //! [`Sanitizer`] does this incrementally: a sequence split across two deltas is still removed
 //! whole. Payloads are skipped without buffering, so memory stays constant whatever the input.
+//!
+//! This is the one gate between outside text and the terminal: a
+//! [`Span`](crate::term::style::Span) runs its text through [`sanitize_fragment`] when it is
+//! built, and the writer only takes [`crate::term::ansi::Ansi`], which only spans, titles (also
+//! sanitized) and the terminal's own sequences can fill.
+
+use std::borrow::Cow;
 
 /// Where the streaming state machine is between two chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,6 +81,12 @@ impl Sanitizer {
                     self.ground(c, out);
                 }
             }
+            // A C0 control (line end, tab, …) cuts an escape sequence short: the sequence is
+            // dropped and the control handled as text, so no line is lost to a stray ESC.
+            State::Escape | State::EscIntermediate if c < '\u{20}' && c != '\u{1b}' => {
+                self.state = State::Ground;
+                self.ground(c, out);
+            }
             State::Escape => {
                 self.state = match c {
                     '[' => State::Csi,
@@ -85,6 +99,8 @@ impl Sanitizer {
             State::EscIntermediate => {
                 self.state = if ('\u{20}'..='\u{2F}').contains(&c) {
                     State::EscIntermediate
+                } else if c == '\u{1b}' {
+                    State::Escape
                 } else {
                     State::Ground
                 };
@@ -118,11 +134,34 @@ impl Sanitizer {
             '\u{1b}' => self.state = State::Escape,
             '\u{9B}' => self.state = State::Csi,
             '\u{90}' | '\u{98}' | '\u{9D}' | '\u{9E}' | '\u{9F}' => self.state = State::Str,
-            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {}
-            c if c.is_control() => {}
+            c if !is_safe_char(c) => {}
             c => out.push(c),
         }
     }
+}
+
+/// A bidirectional control: embeddings and overrides, isolates, and the directional marks.
+#[must_use]
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// A character that may be drawn as it is: not a control (C0, DEL, C1; `\n` and `\t`
+/// included) and not a bidirectional control.
+#[must_use]
+pub fn is_safe_char(c: char) -> bool {
+    !c.is_control() && !is_bidi_control(c)
+}
+
+/// Text for one cell run (a span): [`sanitize`]d, with line ends and tabs turned into spaces.
+/// Text that is already safe is borrowed as it is.
+#[must_use]
+pub fn sanitize_fragment(text: &str) -> Cow<'_, str> {
+    // Printable ASCII is the common case: a byte scan, then characters only when needed.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) || text.chars().all(is_safe_char) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(sanitize(text).replace(['\n', '\t'], " "))
 }
 
 /// Neutralises a complete text (see the module docs).
@@ -187,8 +226,29 @@ mod tests {
             ("10%\r50%\r100%", "10%\n50%\n100%"),
             ("tab\tkept\n", "tab\tkept\n"),
             ("rtl\u{202E}txt", "rtltxt"),
+            (
+                "i\u{2066}s\u{2067}o\u{2068}l\u{2069}\u{200e}\u{200f}\u{61c}",
+                "isol",
+            ),
+            (
+                "\u{1b}_apc\u{1b}\\\u{1b}^pm\u{1b}\\\u{1b}Xsos\u{1b}\\k",
+                "k",
+            ),
+            (
+                "\u{9f}apc\u{9c}\u{9e}pm\u{9c}\u{98}sos\u{9c}\u{90}dcs\u{9c}\u{85}k",
+                "k",
+            ),
+            (
+                "\u{1b}]52;c;RVZJTA==\u{7}\u{1b}]8;;javascript:alert(1)\u{7}x",
+                "x",
+            ),
             ("wide 中 👍", "wide 中 👍"),
             ("\u{1b}[", ""),
+            (
+                "bare\u{1b}\nline\u{1b}\r\nnext\u{1b}\tx\u{1b}",
+                "bare\nline\nnext\tx",
+            ),
+            ("esc sp\u{1b} Fx\u{1b}(\u{1b}[1my", "esc spxy"),
         ];
         for (input, want) in table {
             assert_eq!(sanitize(input), *want, "{input:?}");
@@ -206,6 +266,16 @@ mod tests {
             out.push_str(&s.feed(&b.iter().collect::<String>()));
             assert_eq!(out, "xyz\nw", "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn fragments_are_single_row_and_borrowed_when_safe() {
+        assert!(matches!(
+            sanitize_fragment("plain 中"),
+            Cow::Borrowed("plain 中")
+        ));
+        assert_eq!(sanitize_fragment("a\tb\nc\u{1b}[2Jd\u{7}"), "a b cd");
+        assert_eq!(sanitize_fragment("\u{1b}]0;t\u{7}\u{202e}x"), "x");
     }
 
     #[test]

@@ -2,10 +2,13 @@
 //! and the conversion of lines to ANSI SGR bytes.
 //!
 //! Styles carry semantic [`Tone`]s rather than colour numbers, so a theme change needs no
-//! re-render: only [`to_ansi`] consults the [`Palette`]. Span text must already be safe (see
-//! [`crate::term::sanitize`]); the only escape sequences in the output are the SGR codes
-//! written here.
+//! re-render: only [`to_ansi`] consults the [`Palette`]. A [`Span`]'s text passes
+//! [`crate::term::sanitize::sanitize_fragment`] when the span is built or grows, so it holds no
+//! control character and the only escape sequences in the output are the SGR codes written
+//! here.
 
+use super::ansi::AnsiLine;
+use super::sanitize::sanitize_fragment;
 use super::width::str_width;
 
 /// A semantic colour, mapped to a 256-colour index by the [`Palette`].
@@ -94,27 +97,39 @@ impl Style {
 }
 
 /// A run of text in one style.
+///
+/// Invariant: the text is sanitized (no control or bidirectional character, no line end): every
+/// way to set it goes through [`sanitize_fragment`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
-    /// The text (no control characters).
-    pub text: String,
+    text: String,
     /// Its style.
     pub style: Style,
 }
 
 impl Span {
-    /// A span.
+    /// A span of `text` (sanitized) in `style`.
     #[must_use]
-    pub fn new(text: impl Into<String>, style: Style) -> Self {
-        Self {
-            text: text.into(),
-            style,
-        }
+    pub fn new(text: impl AsRef<str> + Into<String>, style: Style) -> Self {
+        let text = match sanitize_fragment(text.as_ref()) {
+            std::borrow::Cow::Borrowed(_) => text.into(),
+            std::borrow::Cow::Owned(clean) => clean,
+        };
+        Self { text, style }
     }
     /// An unstyled span.
     #[must_use]
-    pub fn plain(text: impl Into<String>) -> Self {
+    pub fn plain(text: impl AsRef<str> + Into<String>) -> Self {
         Self::new(text, Style::plain())
+    }
+    /// The text.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+    /// Appends `more` (sanitized).
+    pub fn push_str(&mut self, more: &str) {
+        self.text.push_str(&sanitize_fragment(more));
     }
 }
 
@@ -142,14 +157,17 @@ impl StyledLine {
             return;
         }
         match self.spans.last_mut() {
-            Some(last) if last.style == style => last.text.push_str(text),
+            Some(last) if last.style == style => last.push_str(text),
             _ => self.spans.push(Span::new(text, style)),
         }
     }
     /// Appends every span of `other`.
     pub fn extend(&mut self, other: &[Span]) {
         for s in other {
-            self.push(&s.text, s.style);
+            match self.spans.last_mut() {
+                Some(last) if last.style == s.style => last.text.push_str(&s.text),
+                _ => self.spans.push(s.clone()),
+            }
         }
     }
     /// Display width in cells.
@@ -160,7 +178,7 @@ impl StyledLine {
     /// The text without styles.
     #[must_use]
     pub fn plain_text(&self) -> String {
-        self.spans.iter().map(|s| s.text.as_str()).collect()
+        self.spans.iter().map(Span::text).collect()
     }
 }
 
@@ -246,11 +264,15 @@ fn sgr(style: Style, palette: &Palette, out: &mut String) {
 
 /// One line as text with SGR codes; the style is reset at the end when any was set. No newline.
 #[must_use]
-pub fn line_to_ansi(line: &StyledLine, palette: &Palette) -> String {
+pub fn line_to_ansi(line: &StyledLine, palette: &Palette) -> AnsiLine {
+    AnsiLine::from_rendered(row_ansi(line, palette))
+}
+
+fn row_ansi(line: &StyledLine, palette: &Palette) -> String {
     let mut out = String::new();
     let mut current = Style::plain();
     for span in &line.spans {
-        if span.text.is_empty() {
+        if span.text().is_empty() {
             continue;
         }
         if span.style != current {
@@ -270,7 +292,7 @@ pub fn line_to_ansi(line: &StyledLine, palette: &Palette) -> String {
 pub fn to_ansi(lines: &[StyledLine], palette: &Palette) -> String {
     let mut out = String::new();
     for line in lines {
-        out.push_str(&line_to_ansi(line, palette));
+        out.push_str(&row_ansi(line, palette));
         out.push_str("\r\n");
     }
     out
@@ -288,13 +310,33 @@ mod tests {
         line.push("c", Style::plain().bold());
         line.push("d", Style::plain().fg(Tone::Keyword).italic());
         let dark = line_to_ansi(&line, &Palette::dark());
-        assert_eq!(dark, "a \u{1b}[0;1mbc\u{1b}[0;3;38;5;176md\u{1b}[0m");
+        assert_eq!(
+            dark.as_str(),
+            "a \u{1b}[0;1mbc\u{1b}[0;3;38;5;176md\u{1b}[0m"
+        );
         let light = line_to_ansi(&line, &Palette::light());
-        assert!(light.contains("38;5;127m"));
+        assert!(light.as_str().contains("38;5;127m"));
         assert_eq!(line.width(), 5);
         assert_eq!(
-            line_to_ansi(&StyledLine::from_span(Span::plain("x")), &Palette::dark()),
+            line_to_ansi(&StyledLine::from_span(Span::plain("x")), &Palette::dark()).as_str(),
             "x"
+        );
+    }
+
+    #[test]
+    fn span_text_is_sanitized_however_it_is_set() {
+        let mut line = StyledLine::new();
+        line.push("a\u{1b}]52;c;QQ==\u{7}", Style::plain());
+        line.push("\u{9b}2Jb\u{202e}", Style::plain());
+        line.push("\tc\n", Style::plain().bold());
+        let mut span = Span::new("\u{1b}[31md", Style::plain());
+        span.push_str("\u{1b}P1$q\u{1b}\\e");
+        line.extend(&[span]);
+        assert_eq!(line.plain_text(), "ab c de");
+        let ansi = line_to_ansi(&line, &Palette::dark());
+        assert_eq!(
+            crate::term::ansi::audit(ansi.as_str(), crate::term::ansi::Allowed::Row),
+            Ok(())
         );
     }
 }

@@ -5,6 +5,7 @@
 // the page. No test touches the network beyond 127.0.0.1.
 
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -103,6 +104,30 @@ describe('demo mode', () => {
       const res = await fetch(new URL(path, gateway.url));
       assert.equal(res.status, 200, path);
       await res.arrayBuffer();
+    }
+  });
+
+  test('every page carries the Content-Security-Policy, which allows the inlined import map by its hash', async () => {
+    const res = await fetch(gateway.url);
+    const policy = res.headers.get('content-security-policy');
+    const page = await res.text();
+    const inline = page.match(/<script type="importmap">(.*?)<\/script>/s)[1];
+    const hash = createHash('sha256').update(inline, 'utf8').digest('base64');
+    assert.match(policy, /^default-src 'self'; /);
+    assert.ok(policy.includes(`script-src 'self' 'wasm-unsafe-eval' 'sha256-${hash}';`), policy);
+    assert.ok(policy.includes("connect-src 'self' https://vercel.com https://*.vercel.com;"), policy);
+    assert.ok(policy.includes("style-src 'self'; style-src-elem 'self' 'unsafe-inline';"), policy);
+    for (const path of ['examples/viewer/', 'examples/agent/', 'examples/']) {
+      const other = await fetch(new URL(path, gateway.url));
+      await other.arrayBuffer();
+      assert.match(other.headers.get('content-security-policy') ?? '', /script-src 'self' 'wasm-unsafe-eval'/, path);
+    }
+    const withIssuer = await startDevGateway({ port: 0, demo: true, oauthIssuerUrl: 'http://127.0.0.1:9/' });
+    try {
+      const issuerPolicy = (await fetch(withIssuer.url)).headers.get('content-security-policy');
+      assert.ok(issuerPolicy.includes("connect-src 'self' http://127.0.0.1:9;"), issuerPolicy);
+    } finally {
+      await withIssuer.close();
     }
   });
 

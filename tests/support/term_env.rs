@@ -26,12 +26,14 @@ pub struct TestEnv {
     pub history: Option<Rc<RefCell<Vec<String>>>>,
     pub exited: Rc<Cell<Option<i32>>>,
     pub downloads: Rc<RefCell<Vec<Files>>>,
+    /// The host's download refuses with this message.
+    pub download_error: Rc<RefCell<Option<String>>>,
     pub animating: Rc<Cell<bool>>,
 }
 
 impl TermEnv for TestEnv {
-    fn write(&self, bytes: &[u8]) {
-        self.out.borrow_mut().extend_from_slice(bytes);
+    fn write(&self, out: &fx_wasm::term::ansi::Ansi) {
+        self.out.borrow_mut().extend_from_slice(out.as_bytes());
         self.writes.set(self.writes.get() + 1);
     }
     fn spawn(&self, task: Task) {
@@ -57,6 +59,9 @@ impl TermEnv for TestEnv {
         }
     }
     async fn download(&self, files: Vec<(String, Vec<u8>)>) -> Result<(), String> {
+        if let Some(message) = self.download_error.borrow().clone() {
+            return Err(message);
+        }
         self.downloads.borrow_mut().push(files);
         Ok(())
     }
@@ -127,6 +132,7 @@ impl Term {
             history: options.history.clone(),
             exited: Rc::default(),
             downloads: Rc::default(),
+            download_error: Rc::default(),
             animating: Rc::default(),
         };
         let ws = options.workspace.map(workspace);

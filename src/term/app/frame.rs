@@ -6,7 +6,7 @@
 //! rows that changed since the previous frame, inside one synchronized-output update. A frame
 //! where nothing changed writes nothing.
 
-use std::fmt::Write as _;
+use crate::term::ansi::{Ansi, AnsiLine};
 
 /// Begin / end synchronized output.
 pub const SYNC_BEGIN: &str = "\u{1b}[?2026h";
@@ -16,22 +16,22 @@ pub const SYNC_END: &str = "\u{1b}[?2026l";
 #[derive(Debug, Default, Clone)]
 pub struct Frame {
     /// The rows drawn last time; `None` marks a row whose screen content is unknown.
-    prev: Vec<Option<String>>,
+    prev: Vec<Option<AnsiLine>>,
     /// Where the cursor was left, as a row of the live region.
     cursor_row: usize,
     /// The last cursor placement (row, column), `None` when hidden.
     cursor: Option<(usize, usize)>,
 }
 
-fn move_up(out: &mut String, n: usize) {
+fn move_up(out: &mut Ansi, n: usize) {
     if n > 0 {
-        let _ = write!(out, "\u{1b}[{n}A");
+        out.csi(n, "A");
     }
 }
 
-fn move_down(out: &mut String, n: usize) {
+fn move_down(out: &mut Ansi, n: usize) {
     if n > 0 {
-        let _ = write!(out, "\u{1b}[{n}B");
+        out.csi(n, "B");
     }
 }
 
@@ -50,14 +50,16 @@ fn visible_width(ansi: &str) -> usize {
     crate::term::width::str_width(&text)
 }
 
-/// When `new` is `old` with more text appended: the column where `old` ends and the suffix.
-fn appended<'a>(old: &str, new: &'a str) -> Option<(usize, &'a str)> {
+/// When `new` is `old` with more text appended: the column where `old` ends and the byte
+/// offset of the suffix in `new`.
+fn appended(old: &AnsiLine, new: &AnsiLine) -> Option<(usize, usize)> {
+    let (old, new) = (old.as_str(), new.as_str());
     let base = old.strip_suffix("\u{1b}[0m").unwrap_or(old);
     let suffix = new.strip_prefix(base)?;
     if suffix.is_empty() || suffix == "\u{1b}[0m" {
         return None;
     }
-    Some((visible_width(base), suffix))
+    Some((visible_width(base), base.len()))
 }
 
 impl Frame {
@@ -87,9 +89,9 @@ impl Frame {
     }
 
     /// Moves the cursor to the first row of the live region, column 1.
-    fn to_top(&self, out: &mut String) {
+    fn to_top(&self, out: &mut Ansi) {
         move_up(out, self.cursor_row);
-        out.push('\r');
+        out.push_str("\r");
     }
 
     /// Paints `commit` (printed once, above) and `live` (diffed), leaving the cursor at
@@ -97,9 +99,9 @@ impl Frame {
     /// nothing changed.
     pub fn paint(
         &mut self,
-        out: &mut String,
-        commit: &[String],
-        live: &[String],
+        out: &mut Ansi,
+        commit: &[AnsiLine],
+        live: &[AnsiLine],
         cursor: Option<(usize, usize)>,
     ) {
         let unchanged = commit.is_empty()
@@ -107,7 +109,7 @@ impl Frame {
             && live
                 .iter()
                 .zip(&self.prev)
-                .all(|(row, prev)| prev.as_deref() == Some(row.as_str()));
+                .all(|(row, prev)| prev.as_ref() == Some(row));
         if unchanged && cursor == self.cursor {
             return;
         }
@@ -127,7 +129,7 @@ impl Frame {
             self.to_top(out);
             for row in commit {
                 out.push_str("\u{1b}[2K");
-                out.push_str(row);
+                out.push_line(row);
                 out.push_str("\r\n");
             }
             existing = existing.saturating_sub(commit.len()).max(1);
@@ -135,7 +137,7 @@ impl Frame {
             at = 0;
         }
         for (i, row) in live.iter().enumerate() {
-            let same = self.prev.get(i).and_then(Option::as_deref) == Some(row.as_str());
+            let same = self.prev.get(i).and_then(Option::as_ref) == Some(row);
             if same {
                 continue;
             }
@@ -143,18 +145,18 @@ impl Frame {
             match self
                 .prev
                 .get(i)
-                .and_then(Option::as_deref)
+                .and_then(Option::as_ref)
                 .and_then(|old| appended(old, row))
             {
                 // The row only grew (streamed text): write just the new cells.
-                Some((column, suffix)) => {
-                    let _ = write!(out, "\u{1b}[{}G", column + 1);
-                    out.push_str(suffix);
+                Some((column, from)) => {
+                    out.csi(column + 1, "G");
+                    out.push_line_from(row, from);
                 }
                 None => {
                     erased = true;
                     out.push_str("\r\u{1b}[2K");
-                    out.push_str(row);
+                    out.push_line(row);
                 }
             }
         }
@@ -177,7 +179,7 @@ impl Frame {
         } else {
             move_up(out, at - row);
         }
-        let _ = write!(out, "\u{1b}[{}G", col + 1);
+        out.csi(col + 1, "G");
         let was_shown = self.cursor.is_some();
         self.cursor_row = row;
         self.cursor = cursor;
@@ -185,7 +187,7 @@ impl Frame {
         if erased || cursor.is_none() {
             out.push_str(SYNC_END);
         } else {
-            out.replace_range(frame_start..frame_start + SYNC_BEGIN.len(), "");
+            out.remove_at(frame_start, SYNC_BEGIN);
         }
         if cursor.is_some() && (!was_shown || erased) {
             out.push_str("\u{1b}[?25h");
@@ -194,7 +196,7 @@ impl Frame {
 
     /// Moves from live row `*at` down to row `target`, scrolling with newlines past the rows
     /// that exist.
-    fn go_down(&self, out: &mut String, at: &mut usize, target: usize, existing: &mut usize) {
+    fn go_down(&self, out: &mut Ansi, at: &mut usize, target: usize, existing: &mut usize) {
         if target <= *at {
             move_up(out, *at - target);
             *at = target;

@@ -31,6 +31,7 @@ pub use turns::ActiveTurn;
 use std::collections::VecDeque;
 
 use crate::agent::acp::{PermissionAnswer, StopReason, ToolStatus, Update};
+use crate::term::ansi::{Ansi, AnsiLine};
 use crate::term::history::PromptHistory;
 use crate::term::keys::KeyDecoder;
 use crate::term::line_editor::LineEditor;
@@ -153,7 +154,7 @@ pub struct App {
     pub(crate) open_taken: usize,
     pub(crate) pending: Vec<StyledLine>,
     pub(crate) frame: Frame,
-    pub(crate) out: String,
+    pub(crate) out: Ansi,
     pub(crate) effects: Vec<Effect>,
     pub(crate) turn: Option<ActiveTurn>,
     pub(crate) next_turn: u32,
@@ -189,7 +190,7 @@ pub struct App {
 impl App {
     /// A new app for a `width`×`height` terminal. Writes the terminal modes on first render.
     pub fn new(width: u16, height: u16, caps: Capabilities) -> Self {
-        let mut out = String::new();
+        let mut out = Ansi::new();
         // Bracketed paste, no autowrap, colour-scheme reports and a first query.
         out.push_str("\u{1b}[?2004h\u{1b}[?7l\u{1b}[?2031h\u{1b}[?996n");
         App {
@@ -480,9 +481,7 @@ impl App {
 
     pub(crate) fn set_title(&mut self) {
         let label = self.title.as_deref().unwrap_or("workspace");
-        let text = crate::term::sanitize::sanitize(&format!("fx · {label} · {}", self.model));
-        let text: String = text.chars().filter(|c| !c.is_control()).take(128).collect();
-        self.out.push_str(&format!("\u{1b}]2;{text}\u{7}"));
+        self.out.title(&format!("fx · {label} · {}", self.model));
     }
 
     /// Applies a new size: the live region and the open block are re-wrapped.
@@ -528,14 +527,14 @@ impl App {
     }
 
     /// The bytes to write now (empty when nothing changed).
-    pub fn render(&mut self) -> Vec<u8> {
+    pub fn render(&mut self) -> Ansi {
         if self.silent {
-            return Vec::new();
+            return Ansi::new();
         }
-        let mut out = std::mem::take(&mut self.out);
+        let mut out = self.out.take();
         if self.overlay.is_some() && self.exit_code.is_none() {
             self.render_overlay(&mut out);
-            return out.into_bytes();
+            return out;
         }
         if self.alt_drawn {
             out.push_str("\u{1b}[?1049l");
@@ -551,7 +550,7 @@ impl App {
             }
         }
         let palette = self.palette();
-        let commit: Vec<String> = self
+        let commit: Vec<AnsiLine> = self
             .pending
             .drain(..)
             .map(|row| line_to_ansi(&row, &palette))
@@ -560,12 +559,12 @@ impl App {
             self.frame.paint(&mut out, &commit, &[], None);
             out.push_str("\u{1b}[?2004l\u{1b}[?2031l\u{1b}[?7h\u{1b}[0m\u{1b}]2;\u{7}\u{1b}[?25h");
             self.silent = true;
-            return out.into_bytes();
+            return out;
         }
         let (live, cursor) = self.live_rows();
-        let live: Vec<String> = live.iter().map(|row| line_to_ansi(row, &palette)).collect();
+        let live: Vec<AnsiLine> = live.iter().map(|row| line_to_ansi(row, &palette)).collect();
         self.frame.paint(&mut out, &commit, &live, cursor);
-        out.into_bytes()
+        out
     }
 }
 

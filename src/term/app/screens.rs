@@ -1,8 +1,6 @@
 //! Screens on the alternate screen: help (searchable), the model catalog / picker, the
 //! transcript review (full tool output) and the resume picker.
 
-use std::fmt::Write as _;
-
 use super::commands::COMMANDS;
 use super::transcript::{tool_rows, Block};
 use super::{App, Effect, SessionEntry};
@@ -393,7 +391,7 @@ impl App {
         (rows, hint)
     }
 
-    pub(crate) fn render_overlay(&mut self, out: &mut String) {
+    pub(crate) fn render_overlay(&mut self, out: &mut crate::term::ansi::Ansi) {
         let Some(overlay) = self.overlay.clone() else {
             return;
         };
@@ -413,14 +411,16 @@ impl App {
         out.push_str(super::frame::SYNC_BEGIN);
         out.push_str("\u{1b}[?25l");
         for r in 0..body {
-            let _ = write!(out, "\u{1b}[{};1H\u{1b}[2K", r + 1);
+            out.move_to(r + 1, 1);
+            out.push_str("\u{1b}[2K");
             if let Some(line) = rows.get(r) {
-                out.push_str(&line_to_ansi(line, &palette));
+                out.push_line(&line_to_ansi(line, &palette));
             }
         }
-        let _ = write!(out, "\u{1b}[{};1H\u{1b}[2K", self.height);
+        out.move_to(self.height, 1);
+        out.push_str("\u{1b}[2K");
         let hint = row(&hint, Style::plain().fg(Tone::Secondary), self.width);
-        out.push_str(&line_to_ansi(&hint, &palette));
+        out.push_line(&line_to_ansi(&hint, &palette));
         out.push_str(super::frame::SYNC_END);
     }
 }

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use crate::agent::acp::PermissionAnswer;
 use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::term::ansi::Ansi;
 
 pub use super::agent_host::TermHost;
 use super::{App, Capabilities, Effect, SessionEntry, TurnOutcome};
@@ -22,8 +23,8 @@ pub type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 /// What the terminal needs besides the agent's host.
 pub trait TermEnv {
-    /// Writes bytes to the terminal.
-    fn write(&self, bytes: &[u8]);
+    /// Writes to the terminal: only [`Ansi`] (the terminal's own sequences and sanitized text).
+    fn write(&self, out: &Ansi);
     /// Runs a task on the event loop.
     fn spawn(&self, task: Task);
     /// Calls [`Shell::tick`] about every 50 ms until it returns false (idempotent).
@@ -80,12 +81,12 @@ fn current(opened: &Opened, id: &str) -> String {
 }
 
 fn flush_with<E: TermEnv>(app: &RefCell<App>, env: &E) {
-    let (bytes, animating) = {
+    let (out, animating) = {
         let mut app = app.borrow_mut();
         (app.render(), app.animating())
     };
-    if !bytes.is_empty() {
-        env.write(&bytes);
+    if !out.is_empty() {
+        env.write(&out);
     }
     if animating {
         env.animate();

@@ -28,7 +28,7 @@ pub struct ToolCall {
     pub id: String,
     pub command: String,
     pub state: CallState,
-    /// The tool result text as the agent reported it (sanitized).
+    /// The tool result text as the agent reported it (raw: rows clean it when drawn).
     pub output: String,
 }
 
@@ -195,7 +195,10 @@ fn text_rows(block: &TextBlock, width: usize) -> Vec<StyledLine> {
     }
 }
 
-/// The exit code and the output lines of a tool result text.
+/// The exit code and the output lines (sanitized, tabs expanded) of a tool result text.
+///
+/// A JSON result is decoded before its strings are cleaned: escapes such as `\u001b` only
+/// become control characters once decoded.
 pub fn parse_output(text: &str) -> (Option<i32>, Vec<String>) {
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(text.trim()) {
         let value = value.get("error").cloned().unwrap_or(value);
@@ -207,19 +210,19 @@ pub fn parse_output(text: &str) -> (Option<i32>, Vec<String>) {
         let mut lines = Vec::new();
         for key in ["stderr", "stdout"] {
             if let Some(s) = details.and_then(|d| d.get(key)).and_then(|v| v.as_str()) {
-                lines.extend(s.lines().map(str::to_owned));
+                lines.extend(clean(s).lines().map(str::to_owned));
             }
         }
         if lines.is_empty() {
             if let Some(m) = value.get("message").and_then(|v| v.as_str()) {
-                lines.push(m.to_owned());
+                lines.extend(clean(m).lines().map(str::to_owned));
             }
         }
         return (code, lines);
     }
     let mut code = None;
     let mut lines = Vec::new();
-    for line in text.lines() {
+    for line in clean(text).lines() {
         if let Some(c) = line.strip_prefix("exit_code=") {
             code = c.trim().parse().ok();
             continue;
@@ -303,7 +306,7 @@ pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine
         line.push(&suffix, Style::plain().fg(Tone::Secondary));
         out.push(line);
         if call.is_done() {
-            let (_, lines) = parse_output(&clean(&call.output));
+            let (_, lines) = parse_output(&call.output);
             let rail = if last { "    " } else { "│   " };
             let shown = if full { lines.len() } else { PREVIEW_LINES };
             for text in lines.iter().take(shown) {

@@ -126,10 +126,13 @@ fn list_marker(rest: &str) -> Option<(&str, &str)> {
 }
 
 impl Blocks {
+    /// Blocks laid out for `width` cells (at least 4). Content keeps 4 cells: a narrower
+    /// width shrinks the margin rather than overflow.
     pub(crate) fn new(width: usize, margin: usize) -> Self {
+        let width = width.max(4);
         Self {
-            width: width.max(margin.saturating_add(4)),
-            margin,
+            width,
+            margin: margin.min(width - 4),
             state: State::Normal,
             lists: Vec::new(),
             blank_pending: false,

@@ -210,7 +210,7 @@ impl Highlighter {
                 ..Style::plain()
             };
             match out.last_mut() {
-                Some(last) if last.style == style => last.text.push_str(text),
+                Some(last) if last.style == style => last.push_str(text),
                 _ => out.push(Span::new(text, style)),
             }
         };
@@ -344,11 +344,11 @@ mod tests {
         h.line(line)
             .iter()
             .map(|s| match s.style.fg {
-                Some(Tone::Keyword) => format!("K({})", s.text),
-                Some(Tone::String) => format!("S({})", s.text),
-                Some(Tone::Number) => format!("N({})", s.text),
-                Some(Tone::Comment) => format!("C({})", s.text),
-                _ => s.text.clone(),
+                Some(Tone::Keyword) => format!("K({})", s.text()),
+                Some(Tone::String) => format!("S({})", s.text()),
+                Some(Tone::Number) => format!("N({})", s.text()),
+                Some(Tone::Comment) => format!("C({})", s.text()),
+                _ => s.text().to_owned(),
             })
             .collect()
     }

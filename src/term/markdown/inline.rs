@@ -15,7 +15,7 @@ fn push(out: &mut Vec<Span>, text: &str, style: Style) {
         return;
     }
     match out.last_mut() {
-        Some(last) if last.style == style => last.text.push_str(text),
+        Some(last) if last.style == style => last.push_str(text),
         _ => out.push(Span::new(text, style)),
     }
 }
@@ -267,9 +267,9 @@ mod tests {
                     tag.push('C');
                 }
                 if tag.is_empty() {
-                    s.text.clone()
+                    s.text().to_owned()
                 } else {
-                    format!("<{tag}:{}>", s.text)
+                    format!("<{tag}:{}>", s.text())
                 }
             })
             .collect()

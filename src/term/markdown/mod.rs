@@ -28,7 +28,8 @@ use blocks::Blocks;
 /// Layout settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MarkdownOptions {
-    /// Terminal width in cells (rows never exceed it).
+    /// Terminal width in cells (rows never exceed it; at least 4: below `margin + 4` the margin
+    /// shrinks).
     pub width: usize,
     /// Blank cells before every row (the assistant's left margin).
     pub margin: usize,

@@ -116,7 +116,7 @@ impl Table {
                     .chain(body.iter())
                     .map(|r| {
                         r.get(i)
-                            .map_or(0, |s| s.iter().map(|sp| str_width(&sp.text)).sum())
+                            .map_or(0, |s| s.iter().map(|sp| str_width(sp.text())).sum())
                     })
                     .max()
                     .unwrap_or(0)

@@ -204,3 +204,26 @@ fn resize_rewraps_from_source() {
     );
     assert!(s.is_finished());
 }
+
+#[test]
+fn rows_fit_even_when_the_width_leaves_no_room_for_the_margin() {
+    // Found by the markdown fuzz target: at width 4 a bullet and a wide character took 6 cells.
+    let sources = [
+        "- 中文",
+        "- 中文\n> ste  1. deep\n",
+        "\u{0}\u{8}\u{3}- 中文\u{fffd}deep\n> ste  1. deep\n> quoted\n\n***\n# H\n## H2\n",
+        SAMPLE,
+    ];
+    for src in sources {
+        for width in 4..=12 {
+            for line in render_markdown(src, MarkdownOptions::new(width)) {
+                assert!(
+                    line.width() <= width,
+                    "width {width}: {:?} is {}",
+                    line.plain_text(),
+                    line.width()
+                );
+            }
+        }
+    }
+}

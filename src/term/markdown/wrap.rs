@@ -14,7 +14,7 @@ struct Word {
 fn words(spans: &[Span]) -> Vec<Option<Word>> {
     let mut out: Vec<Option<Word>> = Vec::new();
     for span in spans {
-        for piece in split_keep_spaces(&span.text) {
+        for piece in split_keep_spaces(span.text()) {
             if piece.chars().all(char::is_whitespace) {
                 if !matches!(out.last(), Some(None)) {
                     out.push(None);
@@ -62,7 +62,7 @@ pub(crate) fn wrap(spans: &[Span], width: usize, first: &[Span], rest: &[Span]) 
     let new_line = |prefix: &[Span]| {
         let mut l = StyledLine::new();
         for span in prefix {
-            let (kept, _) = truncate_to_width(&span.text, room.saturating_sub(l.width()));
+            let (kept, _) = truncate_to_width(span.text(), room.saturating_sub(l.width()));
             l.push(kept, span.style);
         }
         let w = l.width();
@@ -118,14 +118,14 @@ pub(crate) fn wrap(spans: &[Span], width: usize, first: &[Span], rest: &[Span]) 
 /// continuation line is indented like the original line's leading whitespace.
 pub(crate) fn wrap_preformatted(spans: &[Span], width: usize) -> Vec<StyledLine> {
     let width = width.max(1);
-    let text: String = spans.iter().map(|s| s.text.as_str()).collect();
+    let text: String = spans.iter().map(Span::text).collect();
     let indent = text.chars().take_while(|c| *c == ' ').count();
     let indent = if indent * 2 > width { 0 } else { indent };
     let mut lines = Vec::new();
     let mut line = StyledLine::new();
     let mut used = 0usize;
     for span in spans {
-        for cl in break_units(&span.text) {
+        for cl in break_units(span.text()) {
             let w = str_width(cl);
             if used + w > width && used > indent {
                 lines.push(std::mem::take(&mut line));

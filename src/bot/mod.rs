@@ -19,6 +19,7 @@
 // Parsers of outside input: no indexing that input can reach.
 #![deny(clippy::indexing_slicing)]
 
+pub mod fields;
 pub mod ids;
 pub(crate) mod shown;
 

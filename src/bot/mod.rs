@@ -22,4 +22,5 @@
 pub mod fields;
 pub mod ids;
 pub(crate) mod shown;
+pub mod upload;
 

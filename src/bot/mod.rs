@@ -19,8 +19,11 @@
 // Parsers of outside input: no indexing that input can reach.
 #![deny(clippy::indexing_slicing)]
 
+pub mod cursor;
 pub mod fields;
 pub mod ids;
 pub(crate) mod shown;
+pub mod stream;
+pub mod time;
 pub mod upload;
 

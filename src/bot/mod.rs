@@ -22,6 +22,7 @@
 pub mod cursor;
 pub mod fields;
 pub mod ids;
+pub mod replay;
 pub(crate) mod shown;
 pub mod stream;
 pub mod time;

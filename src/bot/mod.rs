@@ -22,7 +22,9 @@
 pub mod cursor;
 pub mod fields;
 pub mod ids;
+pub mod journal;
 pub mod replay;
+pub mod resume;
 pub(crate) mod shown;
 pub mod stream;
 pub mod time;

@@ -20,6 +20,7 @@
 #![deny(clippy::indexing_slicing)]
 
 pub mod cursor;
+pub mod docs;
 pub mod fields;
 pub mod ids;
 pub mod journal;

@@ -21,6 +21,7 @@
 
 pub mod cursor;
 pub mod docs;
+pub mod error;
 pub mod fields;
 pub mod ids;
 pub mod journal;
@@ -31,3 +32,4 @@ pub mod stream;
 pub mod time;
 pub mod upload;
 
+pub use error::{Code, FxbotError};

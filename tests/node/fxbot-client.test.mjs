@@ -1,7 +1,9 @@
 // The fxbot client reducer (js/fxbot/client.js): turns from stream lines, the turn_start reset
-// rule, and every reconnect cursor of a recorded live turn (tests/fixtures/fxbot/reconnect.json,
-// written by the Rust engine's src/bot/resume_tests.rs) rebuilding the same turns, whether the
-// stream continued from the live journal or restarted from the log's replay.
+// rule, and every reconnect cursor of a recorded live turn rebuilding the same turns, whether the
+// stream continued from the live journal or restarted from the log's replay. The recordings are
+// written by the Rust side: tests/fixtures/fxbot/reconnect.json (src/bot/resume_tests.rs, on a
+// real fx CLI log) and reconnect-agent.json (tests/bot_live_turn.rs, the real agent loop's ACP
+// updates through the live journal).
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -12,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { reduceLines, turnsFromLines } from '../../js/fxbot/client.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const recorded = JSON.parse(await readFile(join(root, 'tests/fixtures/fxbot/reconnect.json'), 'utf8'));
+const load = async (name) => JSON.parse(await readFile(join(root, 'tests/fixtures/fxbot', name), 'utf8'));
+const recorded = await load('reconnect.json');
+const recordings = { 'reconnect.json': recorded, 'reconnect-agent.json': await load('reconnect-agent.json') };
 
 function deepFreeze(value) {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -51,39 +55,43 @@ test('the recorded chat reduces to its two turns', () => {
   ]);
   assert.ok(second.usage.inputTokens > 0);
   assert.equal(second.error, null);
-  // Live (text in chunks, the call's status changes) and committed (one line per step) agree.
-  assert.ok(recorded.live.length > recorded.committed.length);
-  assert.deepEqual(turnsFromLines(recorded.committed), turns);
 });
 
-test('every reconnect cursor of the recorded live turn rebuilds the same turns', () => {
-  const expected = turnsFromLines(recorded.live);
-  assert.ok(recorded.reconnects.length === recorded.live.length + 1, 'cursor 0 and every line');
-  for (const { cursor, journal, replay } of recorded.reconnects) {
-    // What the client had when it lost the stream: every line up to and including `cursor`.
-    const seen = recorded.live.filter((line) => line.cursor <= cursor);
-    const before = deepFreeze(turnsFromLines(seen));
-    const withJournal = feed(before, recorded.live.slice(journal));
-    assert.deepEqual(withJournal, expected, `cursor ${cursor}, continued from the journal`);
-    const fromLog = feed(before, recorded.committed.slice(replay));
-    assert.deepEqual(fromLog, expected, `cursor ${cursor}, restarted from the log`);
-  }
-});
+for (const [name, recording] of Object.entries(recordings)) {
+  test(`${name}: every reconnect cursor of the live turn rebuilds the same turns`, () => {
+    const expected = turnsFromLines(recording.live);
+    assert.ok(expected.length >= 2);
+    assert.ok(expected.every((t) => t.status === 'done'));
+    // Live (text in chunks, the call's status changes) and committed (one line per step) agree.
+    assert.ok(recording.live.length > recording.committed.length);
+    assert.deepEqual(turnsFromLines(recording.committed), expected);
+    assert.equal(recording.reconnects.length, recording.live.length + 1, 'cursor 0 and every line');
+    for (const { cursor, journal, replay } of recording.reconnects) {
+      // What the client had when it lost the stream: every line up to and including `cursor`.
+      const seen = recording.live.filter((line) => line.cursor <= cursor);
+      const before = deepFreeze(turnsFromLines(seen));
+      const withJournal = feed(before, recording.live.slice(journal));
+      assert.deepEqual(withJournal, expected, `cursor ${cursor}, continued from the journal`);
+      const fromLog = feed(before, recording.committed.slice(replay));
+      assert.deepEqual(fromLog, expected, `cursor ${cursor}, restarted from the log`);
+    }
+  });
 
-test('a client that reconnects after every line still ends with the same turns', () => {
-  let turns = [];
-  let cursor = 0;
-  for (const { cursor: at, replay } of recorded.reconnects) {
-    // Each time: the lines of the live stream up to the next cursor, then a restart from the log.
-    turns = feed(
-      turns,
-      recorded.live.filter((line) => line.cursor > cursor && line.cursor <= at),
-    );
-    turns = feed(turns, recorded.committed.slice(replay));
-    cursor = Math.max(cursor, ...recorded.committed.slice(replay).map((l) => l.cursor), at);
-  }
-  assert.deepEqual(turns, turnsFromLines(recorded.committed));
-});
+  test(`${name}: a client that reconnects after every line still ends with the same turns`, () => {
+    let turns = [];
+    let cursor = 0;
+    for (const { cursor: at, replay } of recording.reconnects) {
+      // Each time: the live lines up to the next cursor, then the log's restart from there.
+      turns = feed(
+        turns,
+        recording.live.filter((line) => line.cursor > cursor && line.cursor <= at),
+      );
+      turns = feed(turns, recording.committed.slice(replay));
+      cursor = Math.max(cursor, ...recording.committed.slice(replay).map((l) => l.cursor), at);
+    }
+    assert.deepEqual(turns, turnsFromLines(recording.committed));
+  });
+}
 
 const start = (turn, extra = {}) => ({
   type: 'turn_start',

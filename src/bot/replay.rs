@@ -376,7 +376,3 @@ pub fn tool_title(name: &str, arguments: &serde_json::Value) -> String {
         .and_then(serde_json::Value::as_str)
         .map_or_else(|| name.to_owned(), str::to_owned)
 }
-
-#[cfg(test)]
-#[path = "replay_tests.rs"]
-pub(crate) mod tests;

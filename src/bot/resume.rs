@@ -71,7 +71,3 @@ pub fn resume<'a>(
         live: journal.after(Cursor::START)?,
     })
 }
-
-#[cfg(test)]
-#[path = "resume_tests.rs"]
-mod tests;

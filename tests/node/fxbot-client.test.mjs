@@ -1,8 +1,8 @@
 // The fxbot client reducer (js/fxbot/client.js): turns from stream lines, the turn_start reset
 // rule, and every reconnect cursor of a recorded live turn rebuilding the same turns, whether the
 // stream continued from the live journal or restarted from the log's replay. The recordings are
-// written by the Rust side: tests/fixtures/fxbot/reconnect.json (src/bot/resume_tests.rs, on a
-// real fx CLI log) and reconnect-agent.json (tests/bot_live_turn.rs, the real agent loop's ACP
+// written by the Rust side (tests/bot_stream.rs): tests/fixtures/fxbot/reconnect.json (a turn
+// of a real fx CLI log, streamed in chunks) and reconnect-agent.json (the real agent loop's ACP
 // updates through the live journal).
 
 import assert from 'node:assert/strict';

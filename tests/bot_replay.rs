@@ -1,6 +1,7 @@
-//! Replay of committed turns: every real fx fixture twice (identical lines and cursors), the line
-//! shapes of each kind of turn, saved metadata, stamps across state replacements, and the cursor
-//! rule of a consumer with no live journal.
+//! The bots layer's replay of committed turns (src/bot/replay.rs): every real fx fixture twice
+//! (identical lines and cursors), the line shapes of each kind of turn, saved metadata, stamps
+//! across state replacements, and the cursor rule of a consumer with no live journal.
+#![cfg(feature = "bot")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -8,45 +9,26 @@
     clippy::indexing_slicing
 )]
 
-use std::path::PathBuf;
+mod log_common;
 
+use std::collections::BTreeMap;
+
+use fx_wasm::bot::cursor::{Cursor, MAX_K};
+use fx_wasm::bot::replay::{load_with_stamps, replay, replay_view, Replay, SavedInput, TurnMeta};
+use fx_wasm::bot::stream::{LineError, SavedFile, StopReason, StreamLine, Usage};
+use fx_wasm::bot::time::rfc3339_ms;
+use fx_wasm::log::appender::TurnCommit;
+use fx_wasm::log::bench::FixedEnv;
+use fx_wasm::log::execution::Execution;
+use fx_wasm::log::turn::{AssistantTurn, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn};
+use fx_wasm::log::types::{Preferences, Provider};
+use fx_wasm::log::{NewSession, Session};
+use log_common::SCENARIOS;
 use serde_json::{json, Value};
 
-use super::*;
-use crate::log::appender::TurnCommit;
-use crate::log::bench::FixedEnv;
-use crate::log::execution::Execution;
-use crate::log::turn::{AssistantTurn, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn};
-use crate::log::types::{Preferences, Provider};
-use crate::log::{NewSession, Session};
-
-pub(crate) const SCENARIOS: [&str; 11] = [
-    "bigout",
-    "failing",
-    "files",
-    "image",
-    "interactive",
-    "interrupted",
-    "long",
-    "markdown",
-    "multiturn",
-    "simple",
-    "twotools",
-];
-
 /// The `events.jsonl` of a real fx fixture.
-pub(crate) fn fixture(scenario: &str) -> Vec<u8> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fx-sessions")
-        .join(scenario)
-        .join("session");
-    let dir = std::fs::read_dir(&root)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::read(dir.join("events.jsonl")).unwrap()
+fn fixture(scenario: &str) -> Vec<u8> {
+    log_common::events(scenario)
 }
 
 fn lines_of(scenario: &str) -> Replay {
@@ -69,14 +51,14 @@ fn every_fixture_replays_twice_the_same() {
             serde_json::to_string(&second.lines).unwrap(),
             "{scenario}"
         );
-        let view = crate::log::read_session(&bytes).unwrap();
+        let view = fx_wasm::log::read_session(&bytes).unwrap();
         assert_eq!(first.session_id, view.id);
         check_structure(scenario, &first);
     }
 }
 
 /// Cursors increase, each turn's body k runs 1..len, turn_start first, turn_end last at MAX_K.
-pub(crate) fn check_structure(scenario: &str, replay: &Replay) {
+fn check_structure(scenario: &str, replay: &Replay) {
     let cursors: Vec<u64> = replay.lines.iter().map(|l| l.cursor().value()).collect();
     assert!(
         cursors.windows(2).all(|w| w[0] < w[1]),
@@ -349,8 +331,8 @@ fn saved_metadata_fills_the_lines() {
             }),
         },
     );
-    let replay = replay(&bytes, &meta).unwrap();
-    let lines = json_of(&replay.lines);
+    let replayed = replay(&bytes, &meta).unwrap();
+    let lines = json_of(&replayed.lines);
     assert_eq!(lines[0]["messageId"], "m1");
     assert_eq!(lines[0]["input"], "say hello");
     assert_eq!(
@@ -367,7 +349,7 @@ fn saved_metadata_fills_the_lines() {
 
     // A saved "cancelled" cannot turn a completed turn into a cancelled one.
     meta.get_mut(&1).unwrap().stop_reason = Some(StopReason::Cancelled);
-    let replay2 = super::replay(&bytes, &meta).unwrap();
+    let replay2 = replay(&bytes, &meta).unwrap();
     assert_eq!(json_of(&replay2.lines)[2]["stopReason"], "end_turn");
 }
 

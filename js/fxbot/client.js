@@ -67,52 +67,32 @@ function withText(parts, type, text) {
   return [...parts, { type, text }];
 }
 
+/** `parts` with the tool part of `toolCallId` replaced by `change(part)`, or `fresh` appended. */
+function withTool(parts, toolCallId, change, fresh) {
+  const i = parts.findIndex((p) => p.type === 'tool' && p.toolCallId === toolCallId);
+  if (i < 0) return [...parts, { type: 'tool', toolCallId, name: '', title: '', arguments: null, ...fresh }];
+  return [...parts.slice(0, i), change(parts[i]), ...parts.slice(i + 1)];
+}
+
 function withCall(parts, line) {
-  const i = parts.findIndex((p) => p.type === 'tool' && p.toolCallId === line.toolCallId);
-  if (i < 0) {
-    return [
-      ...parts,
-      {
-        type: 'tool',
-        toolCallId: line.toolCallId,
-        name: line.name ?? '',
-        title: line.title ?? '',
-        arguments: line.arguments ?? null,
-        status: line.status,
-      },
-    ];
-  }
-  const part = parts[i];
-  const finished = part.status === 'completed' || part.status === 'failed';
-  const next = {
-    ...part,
-    // A repeated tool_call (a status change) may know less than the first one.
-    name: line.name || part.name,
-    title: line.title || part.title,
-    arguments: line.arguments ?? part.arguments,
-    status: finished ? part.status : line.status,
-  };
-  return [...parts.slice(0, i), next, ...parts.slice(i + 1)];
+  return withTool(
+    parts,
+    line.toolCallId,
+    (part) => ({
+      ...part,
+      // A repeated tool_call (a status change) may know less than the first one.
+      name: line.name || part.name,
+      title: line.title || part.title,
+      arguments: line.arguments ?? part.arguments,
+      status: part.status === 'completed' || part.status === 'failed' ? part.status : line.status,
+    }),
+    { name: line.name ?? '', title: line.title ?? '', arguments: line.arguments ?? null, status: line.status },
+  );
 }
 
 function withResult(parts, line) {
-  const i = parts.findIndex((p) => p.type === 'tool' && p.toolCallId === line.toolCallId);
-  if (i < 0) {
-    return [
-      ...parts,
-      {
-        type: 'tool',
-        toolCallId: line.toolCallId,
-        name: '',
-        title: '',
-        arguments: null,
-        status: line.status,
-        output: line.output ?? '',
-      },
-    ];
-  }
-  const next = { ...parts[i], status: line.status, output: line.output ?? '' };
-  return [...parts.slice(0, i), next, ...parts.slice(i + 1)];
+  const finished = { status: line.status, output: line.output ?? '' };
+  return withTool(parts, line.toolCallId, (part) => ({ ...part, ...finished }), finished);
 }
 
 /** A tool still pending or in progress when its turn ended did not finish. */

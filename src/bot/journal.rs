@@ -120,25 +120,20 @@ impl Journal {
 
     /// Adds a chunk of assistant text (empty text adds nothing).
     pub fn push_text(&mut self, text: &str) -> Option<&StreamLine> {
-        if text.is_empty() {
-            return None;
-        }
-        self.push(|cursor, turn| {
-            StreamLine::Text(TextLine {
-                cursor,
-                turn,
-                text: text.to_owned(),
-            })
-        })
+        self.push_chunk(text, StreamLine::Text)
     }
 
     /// Adds a chunk of reasoning (empty text adds nothing).
     pub fn push_reasoning(&mut self, text: &str) -> Option<&StreamLine> {
+        self.push_chunk(text, StreamLine::Reasoning)
+    }
+
+    fn push_chunk(&mut self, text: &str, kind: fn(TextLine) -> StreamLine) -> Option<&StreamLine> {
         if text.is_empty() {
             return None;
         }
         self.push(|cursor, turn| {
-            StreamLine::Reasoning(TextLine {
+            kind(TextLine {
                 cursor,
                 turn,
                 text: text.to_owned(),

@@ -9,6 +9,8 @@
 //! - [`tools`]: the browser `terminal` tool.
 //! - [`auth`]: Vercel device login.
 //! - `term` (feature `term`): the interactive terminal.
+//! - `bot` (feature `bot`): the bots layer of `createFxbot` (ids, fields, uploads, stream lines,
+//!   cursors, the live journal, the bot and chat documents).
 //!
 //! Only `host` and `api` (wasm32 only) touch JavaScript; they stay thin.
 
@@ -18,6 +20,8 @@ pub mod gateway;
 pub mod log;
 pub mod tools;
 
+#[cfg(feature = "bot")]
+pub mod bot;
 #[cfg(feature = "term")]
 pub mod term;
 

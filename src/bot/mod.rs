@@ -1,0 +1,35 @@
+//! The bots layer of `createFxbot()` (fxbot DESIGN): plain Rust, tested natively. This part holds
+//! the pieces that need no host: the engine over the capability traits builds on them.
+//!
+//! Table of contents:
+//!
+//! - [`ids`]: bot, provider, memory and library ids (12 lowercase hex), `mem:`/`msg:` forms, the
+//!   `messageId` rule.
+//! - [`fields`]: a bot's [`fields::Fields`], the Shape and Color tables, the limits, patches and
+//!   the pinned rule.
+//! - [`upload`]: the `chat.send` message check: text, files, image sniffing, size limits.
+//! - [`error`]: [`error::FxbotError`] with its status and [`error::Code`].
+//! - [`cursor`], [`stream`]: stream cursors and [`stream::StreamLine`].
+//! - [`replay`]: the lines of committed turns, derived from the session log.
+//! - [`journal`]: the live journal of a running turn.
+//! - [`resume`]: which lines a consumer at a cursor is owed (replay and journal combined).
+//! - [`docs`]: the `bot/<id>` and `chat/<botId>` documents and their pure read-modify-write steps.
+//! - [`time`]: RFC 3339 timestamps. `shown` (crate-private): caller values inside messages.
+
+// Parsers of outside input: no indexing that input can reach.
+#![deny(clippy::indexing_slicing)]
+
+pub mod cursor;
+pub mod docs;
+pub mod error;
+pub mod fields;
+pub mod ids;
+pub mod journal;
+pub mod replay;
+pub mod resume;
+pub(crate) mod shown;
+pub mod stream;
+pub mod time;
+pub mod upload;
+
+pub use error::{Code, FxbotError};

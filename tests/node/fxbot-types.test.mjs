@@ -1,0 +1,118 @@
+// The declarations of js/fxbot/client.d.ts and js/fxbot/stores.d.ts, checked by
+// `tsc --noEmit --strict` on code that uses every type and function, plus lines that must not
+// type-check. (The package's exports map gains fx-wasm/fxbot with the engine; until then the
+// files are checked where they are.)
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const client = join(root, 'js', 'fxbot', 'client.js');
+const stores = join(root, 'js', 'fxbot', 'stores.js');
+
+const USE = `
+import { reduceLines, turnsFromLines } from ${JSON.stringify(client)};
+import type { Part, StopReason, StreamLine, Turn, Upload, Usage } from ${JSON.stringify(client)};
+import { indexedDbFxbotStore, memoryFxbotStore } from ${JSON.stringify(stores)};
+import type { FxbotStore, IndexedDbFxbotStore, IndexedDbFxbotStoreOptions, MemoryFxbotStore } from ${JSON.stringify(stores)};
+
+const lines: StreamLine[] = [
+  { type: 'turn_start', cursor: 2097153, sessionId: 's', turn: 1, messageId: 'm1', at: '', prompt: 'hi',
+    input: 'hi', files: [{ name: 'a.txt', type: 'text/plain', url: '/api/library/0123456789ab/file' }], skills: [] },
+  { type: 'text', cursor: 2097154, turn: 1, text: 'Hel' },
+  { type: 'reasoning', cursor: 2097155, turn: 1, text: 'hm' },
+  { type: 'tool_call', cursor: 2097156, turn: 1, toolCallId: 'c', name: 'library_read', title: 'library_read',
+    arguments: { id: 'x' }, status: 'in_progress' },
+  { type: 'tool_result', cursor: 2097157, turn: 1, toolCallId: 'c', status: 'completed', output: 'x', truncated: false },
+  { type: 'turn_end', cursor: 4194303, turn: 1, stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 2 },
+    error: { status: 502, code: 'FXBOT_PROVIDER_FAILED', message: 'no' } },
+  { type: 'chat_end', cursor: 4194304, reason: 'handoff', nextSessionId: 's2' },
+];
+
+function describe(part: Part): string {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return part.text;
+    case 'tool':
+      return part.name + ' ' + part.status + ' ' + (part.output ?? '');
+  }
+}
+
+const turns: Turn[] = turnsFromLines(lines);
+const next: Turn[] = reduceLines(turns, lines[1]);
+const usage: Usage | null = next[0].usage;
+const reason: StopReason = 'refusal';
+const files: Upload[] = next[0].files;
+const summary: string[] = turns.flatMap((t) => t.parts.map(describe)).concat([t0(turns), reason, String(usage?.inputTokens), files[0]?.url ?? '']);
+function t0(ts: readonly Turn[]): string {
+  const t = ts[0];
+  return t.status === 'running' ? 'running' : t.error ? t.error.code + t.error.message + t.error.status : t.input;
+}
+
+async function roundTrip(store: FxbotStore): Promise<string[]> {
+  const { revision } = await store.commit('bot/0123456789ab', new Uint8Array([1]), undefined);
+  await store.commit('bot/0123456789ab', new Uint8Array([2]), revision);
+  const loaded = await store.load('bot/0123456789ab');
+  const listed = await store.list('bot/');
+  await store.remove('bot/0123456789ab', loaded?.revision);
+  return listed.map((e) => e.key + e.revision);
+}
+
+const memory: MemoryFxbotStore = memoryFxbotStore();
+const asStore: FxbotStore = memory;
+const syncRevision: string = memory.commit('k', new Uint8Array(), undefined).revision;
+const removed: boolean = memory.remove('k');
+const options: IndexedDbFxbotStoreOptions = { name: 'fxbot' };
+const idb: IndexedDbFxbotStore = indexedDbFxbotStore(options);
+const idbStore: Promise<string[]> = roundTrip(idb).then(() => roundTrip(asStore));
+const closing: Promise<void> = idb.close();
+
+// @ts-expect-error a line needs its type
+reduceLines(turns, { cursor: 1, turn: 1, text: 'x' });
+// @ts-expect-error tool_call statuses are pending or in_progress
+const bad: StreamLine = { type: 'tool_call', cursor: 1, turn: 1, toolCallId: 'c', name: '', title: '', arguments: null, status: 'completed' };
+// @ts-expect-error commit takes bytes
+memory.commit('k', 'text', undefined);
+
+export { summary, roundTrip, syncRevision, removed, closing, bad, idbStore };
+`;
+
+test('the fxbot client and store declarations type-check', async () => {
+  const project = await mkdtemp(join(tmpdir(), 'fxbot-types-'));
+  try {
+    await writeFile(join(project, 'use.ts'), USE);
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['es2022', 'dom'],
+          strict: true,
+          noEmit: true,
+          types: [],
+        },
+        files: ['use.ts'],
+      }),
+    );
+    await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    try {
+      execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', 'tsconfig.json'], {
+        cwd: project,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      assert.fail(`tsc reported errors:\n${err.stdout}${err.stderr}`);
+    }
+  } finally {
+    await rm(project, { recursive: true, force: true });
+  }
+});

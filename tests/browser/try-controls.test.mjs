@@ -60,9 +60,10 @@ test('"Ask first" restarts fx on the same session; the approval panel allows a c
 test('the approval panel denies a command: it never runs and the turn ends', async () => {
   await type(page, 'run echo never-run\r');
   await waitForScreen(page, '$ echo never-run');
+  // 3 decides at once.
   await type(page, '3');
-  await type(page, '\r');
   await waitForScreen(page, 'so the demo stops here');
+  assert.match(await waitForScreen(page, 'Denied echo never-run'), /· 1 denied/);
   await waitForIdle(page);
   assert.ok(!(await executed()).includes('echo never-run'));
 });

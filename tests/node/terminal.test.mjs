@@ -103,7 +103,9 @@ describe('createFxTerminal', () => {
     assert.deepEqual(workspace.calls.map((c) => c.command), ['make', 'make test', 'make test']);
     runtime.write('wipe\r');
     await contains(term, '$ rm -rf /');
-    runtime.write('3');
+    // Down twice to "No", Tab for a note to the model, Enter denies with it.
+    runtime.write('\x1b[B\x1b[B\t');
+    await contains(term, '3. No, and tell fx what to do differently:');
     runtime.write('please do not');
     runtime.write('\r');
     await contains(term, 'refused');
@@ -120,7 +122,7 @@ describe('createFxTerminal', () => {
     await contains(term, '$ shutdown now');
     runtime.write('\x03');
     const text = await contains(term, 'not run');
-    assert.match(text, /Failed shutdown now/);
+    assert.match(text, /Denied shutdown now/);
     assert.equal(workspace.calls.length, 0);
     runtime.abort();
   });

@@ -154,6 +154,7 @@ impl<H: Host> Turn<'_, H> {
         let needs_approval = workspace.permission == Permission::Prompt
             && session.mode == Mode::Ask
             && !session.always_allowed.contains(&command);
+        let mut allow_note = None;
         if needs_approval {
             let request = PermissionRequest {
                 session_id: session.id().to_owned(),
@@ -168,7 +169,7 @@ impl<H: Host> Turn<'_, H> {
             };
             match self.host.request_permission(&request, self.cancel).await {
                 _ if self.cancel.is_cancelled() => return Err(true),
-                PermissionAnswer::AllowOnce => {}
+                PermissionAnswer::AllowOnce { note } => allow_note = note,
                 PermissionAnswer::AllowAlways => {
                     session.always_allowed.insert(command.clone());
                 }
@@ -208,7 +209,7 @@ impl<H: Host> Turn<'_, H> {
             ExecResult::Failed(message) => ExecOutcome::HostFailed(message),
         };
         let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
-        Ok(self.finish_call(call, record, None))
+        Ok(self.finish_call(call, record, allow_note))
     }
 
     fn finish_call(

@@ -6,7 +6,7 @@ use super::commands::matching_commands;
 use super::transcript::{compact_count, tool_rows};
 use super::{App, Block};
 use crate::term::style::{Style, StyledLine, Tone};
-use crate::term::width::{str_width, truncate_to_width};
+use crate::term::width::{elide, str_width, tail_to_width, truncate_to_width};
 
 fn row(text: &str, style: Style) -> StyledLine {
     let mut line = StyledLine::new();
@@ -17,6 +17,11 @@ fn row(text: &str, style: Style) -> StyledLine {
 fn clipped(text: &str, width: usize, style: Style) -> StyledLine {
     let (kept, _) = truncate_to_width(text, width);
     row(kept, style)
+}
+
+/// `text` in one row of `width` cells, ending in `…` when it had to be cut.
+fn elided(text: &str, width: usize, style: Style) -> StyledLine {
+    row(&elide(text, width), style)
 }
 
 impl App {
@@ -116,48 +121,77 @@ impl App {
         )
     }
 
-    /// The approval panel, when one is open, and its cursor: only while the deny note is being
-    /// typed (otherwise the cursor is hidden, not parked on a row of the panel).
+    /// The approval panel, when one is open, and its cursor: only while a note is being typed
+    /// (otherwise the cursor is hidden, not parked on a row of the panel).
     fn approval_rows(&self, rows: &mut Vec<StyledLine>) -> Option<Option<(usize, usize)>> {
         let approval = self.approval.as_ref()?;
         let w = self.width;
         let divider = "─".repeat(w);
         rows.push(row(&divider, Style::plain().fg(Tone::Border)));
-        rows.push(clipped(
+        rows.push(elided(
             "Permission needed · run this command?",
             w,
             Style::plain().bold(),
         ));
         let command = crate::term::sanitize::sanitize(&approval.command).replace('\n', " ");
-        rows.push(clipped(&format!("$ {command}"), w, Style::plain()));
+        rows.push(elided(&format!("$ {command}"), w, Style::plain()));
+        let note = crate::term::sanitize::sanitize(&approval.note);
         let options = [
-            "1. Yes".to_owned(),
-            "2. Yes, and don't ask again for this exact command".to_owned(),
-            if approval.selected == 2 {
-                format!("3. No, and tell fx: {}", approval.note)
-            } else {
-                "3. No".to_owned()
-            },
+            ("1. Yes", "1. Yes, and tell fx what to do next: "),
+            ("2. Yes, and don't ask again for this exact command", ""),
+            ("3. No", "3. No, and tell fx what to do differently: "),
         ];
         let mut cursor = None;
-        for (i, option) in options.iter().enumerate() {
+        for (i, (plain, amended)) in options.iter().enumerate() {
             let selected = i == approval.selected;
-            let text = format!("{}{option}", if selected { "❯ " } else { "  " });
-            if selected && i == 2 {
-                cursor = Some((rows.len(), str_width(&text).min(w.saturating_sub(1))));
-            }
+            let marker = if selected { "❯ " } else { "  " };
             let style = if selected {
                 Style::plain().bold()
             } else {
                 Style::plain()
             };
-            rows.push(clipped(&text, w, style));
+            if selected && approval.amending {
+                // The note's end stays in view: a long note scrolls left behind the label.
+                let label = format!("{marker}{amended}");
+                let room = w.saturating_sub(str_width(&label) + 1);
+                let shown = tail_to_width(&note, room);
+                let mut line = StyledLine::new();
+                line.push(&label, style);
+                line.push(shown, Style::plain());
+                cursor = Some((
+                    rows.len(),
+                    (str_width(&label) + str_width(shown)).min(w - 1),
+                ));
+                rows.push(line);
+            } else {
+                rows.push(elided(&format!("{marker}{plain}"), w, style));
+            }
         }
-        rows.push(clipped(
-            "1–3 Choose    ↑↓ Select    Enter Confirm    Esc Deny",
-            w,
-            Style::plain().fg(Tone::Secondary),
-        ));
+        let hints: &[&str] = if approval.amending {
+            &[
+                "Type a note for fx    Enter Confirm    Esc Back",
+                "Enter Confirm    Esc Back",
+            ]
+        } else if approval.can_amend() {
+            &[
+                "1–3 Choose now    ↑↓ Options    Tab Amend    Enter Confirm    Esc Deny",
+                "1–3 Choose now    Tab Amend    Enter Confirm    Esc Deny",
+                "1–3 Choose    Tab Amend    Enter OK",
+            ]
+        } else {
+            &[
+                "1–3 Choose now    ↑↓ Options    Enter Confirm    Esc Deny",
+                "1–3 Choose now    Enter Confirm    Esc Deny",
+                "1–3 Choose    Enter OK",
+            ]
+        };
+        let hint = hints
+            .iter()
+            .find(|h| str_width(h) <= w)
+            .or(hints.last())
+            .copied()
+            .unwrap_or_default();
+        rows.push(elided(hint, w, Style::plain().fg(Tone::Secondary)));
         Some(cursor)
     }
 

@@ -130,12 +130,21 @@ pub enum Theme {
     Light,
 }
 
-/// The approval panel's state.
+/// The approval panel's state: the highlighted choice (0 Yes, 1 Yes for the session, 2 No)
+/// and, while `amending`, the note typed for the model ("Yes, and …" / "No, and …").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
     pub command: String,
     pub selected: usize,
+    pub amending: bool,
     pub note: String,
+}
+
+impl Approval {
+    /// Whether the highlighted choice takes a note (Yes and No do; "don't ask again" does not).
+    pub fn can_amend(&self) -> bool {
+        self.selected != 1
+    }
 }
 
 /// The terminal app. See the module docs.
@@ -412,17 +421,14 @@ impl App {
                     return;
                 };
                 let text: String = content.iter().map(|c| c.content.text.as_str()).collect();
-                let exit_code = raw_output
-                    .as_ref()
-                    .and_then(|r| r.get("exitCode"))
-                    .and_then(serde_json::Value::as_i64)
-                    .and_then(|c| i32::try_from(c).ok())
-                    .or_else(|| transcript::parse_output(&text).0);
                 call.state = match status {
                     ToolStatus::Pending => CallState::Pending,
                     ToolStatus::InProgress => CallState::Running,
-                    ToolStatus::Completed => CallState::Ran { exit_code },
-                    ToolStatus::Failed => CallState::Failed { exit_code },
+                    ToolStatus::Completed | ToolStatus::Failed => CallState::finished(
+                        status == ToolStatus::Completed,
+                        &text,
+                        raw_output.as_ref(),
+                    ),
                 };
                 if !text.is_empty() {
                     call.output = text;

@@ -61,6 +61,7 @@ impl App {
         self.approval = Some(Approval {
             command: command.to_owned(),
             selected: 0,
+            amending: false,
             note: String::new(),
         });
         if let Some(turn) = &mut self.turn {
@@ -130,10 +131,16 @@ impl App {
         if self.approval.is_some() {
             self.close_approval();
         }
-        // Commands the turn left unfinished (cancelled) are failed, not running.
+        // Commands the turn left unfinished were stopped with it: cancelled, or failed with
+        // the turn.
+        let stopped = if active.cancelling || outcome == TurnOutcome::Ended(StopReason::Cancelled) {
+            CallState::Cancelled
+        } else {
+            CallState::Failed { exit_code: None }
+        };
         if let Some(Block::Tools(calls)) = &mut self.open {
             for call in calls.iter_mut().filter(|c| !c.is_done()) {
-                call.state = CallState::Failed { exit_code: None };
+                call.state = stopped.clone();
             }
         }
         self.close_open();

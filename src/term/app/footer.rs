@@ -6,17 +6,12 @@ use super::commands::matching_commands;
 use super::transcript::{compact_count, tool_rows};
 use super::{App, Block};
 use crate::term::style::{Style, StyledLine, Tone};
-use crate::term::width::{elide, str_width, tail_to_width, truncate_to_width};
+use crate::term::width::{elide, str_width, tail_to_width};
 
 fn row(text: &str, style: Style) -> StyledLine {
     let mut line = StyledLine::new();
     line.push(text, style);
     line
-}
-
-fn clipped(text: &str, width: usize, style: Style) -> StyledLine {
-    let (kept, _) = truncate_to_width(text, width);
-    row(kept, style)
 }
 
 /// `text` in one row of `width` cells, ending in `…` when it had to be cut.
@@ -36,6 +31,7 @@ impl App {
 
     fn activity_row(&self) -> Option<StyledLine> {
         let turn = self.turn.as_ref()?;
+        let w = self.width;
         let elapsed = turn.elapsed_ms(self.now);
         let secs = elapsed / 1000;
         let tokens = format!(
@@ -45,7 +41,7 @@ impl App {
         );
         let mut line = StyledLine::new();
         if let Some(retry) = &turn.retry {
-            line.push(&format!("⚠ {retry}"), Style::plain().fg(Tone::Secondary));
+            line.push(&retry_line(retry, w), Style::plain().fg(Tone::Secondary));
             return Some(line);
         }
         let lit = elapsed % 1000 < 500 || turn.approval_since.is_some();
@@ -66,12 +62,18 @@ impl App {
         } else {
             "Thinking".to_owned()
         };
-        let label = format!("{verb} ({secs}s)");
-        let room = self.width.saturating_sub(2 + str_width(&tokens)).max(8);
-        let (label, _) = truncate_to_width(&label, room);
-        line.push(label, Style::plain());
+        // The clock and the token counts stay whole; a long command gives way (`…`), and on
+        // a very narrow screen the token counts go first.
+        let clock = format!(" ({secs}s)");
+        let tokens = if 2 + 12 + str_width(&clock) + str_width(&tokens) <= w {
+            tokens
+        } else {
+            String::new()
+        };
+        let room = w.saturating_sub(2 + str_width(&clock) + str_width(&tokens));
+        line.push(&format!("{}{clock}", elide(&verb, room)), Style::plain());
         line.push(&tokens, Style::plain().fg(Tone::Secondary));
-        Some(line)
+        Some(line.elided(w))
     }
 
     fn status_row(&self) -> StyledLine {
@@ -101,7 +103,7 @@ impl App {
         if self.esc_clear_until.is_some() {
             text.push_str(" · esc again to clear");
         }
-        clipped(&text, self.width, Style::plain().fg(Tone::Secondary))
+        elided(&text, self.width, Style::plain().fg(Tone::Secondary))
     }
 
     fn composer_rows(&self, rows: &mut Vec<StyledLine>) -> (usize, usize) {
@@ -212,7 +214,7 @@ impl App {
             } else {
                 Style::plain().fg(Tone::Secondary)
             };
-            rows.push(clipped(
+            rows.push(elided(
                 &format!("{}{text}", if i == selected { "❯ " } else { "  " }),
                 w,
                 style,
@@ -240,7 +242,7 @@ impl App {
                     " · ↑ to edit"
                 }
             );
-            footer.push(clipped(
+            footer.push(elided(
                 &text,
                 self.width,
                 Style::plain().fg(Tone::Secondary),
@@ -268,7 +270,13 @@ impl App {
         let mut rows: Vec<StyledLine> = open.into_iter().skip(skip).collect();
         rows.extend(footer);
         let skip_footer = rows.len().saturating_sub(self.height);
-        let rows: Vec<StyledLine> = rows.into_iter().skip(skip_footer).collect();
+        // Every live row fits the width: whatever was laid out too wide is elided, never left
+        // to wrap or overwrite the last column.
+        let rows: Vec<StyledLine> = rows
+            .into_iter()
+            .skip(skip_footer)
+            .map(|row| row.elided(self.width))
+            .collect();
         let cursor = cursor.map(|(r, c)| {
             (
                 (r + shown).saturating_sub(skip_footer),
@@ -282,4 +290,24 @@ impl App {
 /// The status-line model label: the part after the last `/`.
 pub fn model_label(model: &str) -> String {
     model.rsplit('/').next().unwrap_or(model).to_owned()
+}
+
+/// The retry row, `⚠ <problem> · retrying in Ns · attempt k/n`, in `width` cells: the problem
+/// gives way first (`…`), then the whole row is elided.
+fn retry_line(retry: &str, width: usize) -> String {
+    let full = format!("⚠ {retry}");
+    if str_width(&full) <= width {
+        return full;
+    }
+    let when = retry
+        .find(" · retrying")
+        .and_then(|at| retry.get(at..))
+        .unwrap_or("");
+    let problem = retry.get(..retry.len() - when.len()).unwrap_or(retry);
+    let room = width.saturating_sub(2 + str_width(when));
+    if room >= 4 {
+        return format!("⚠ {}{when}", elide(problem, room));
+    }
+    let when = format!("⚠ {}", when.trim_start_matches(" · "));
+    elide(&when, width).into_owned()
 }

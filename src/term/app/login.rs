@@ -10,7 +10,6 @@
 use crate::agent::credential::{AuthSource, AuthStatus};
 use crate::term::keys::{KeyCode, KeyEvent};
 use crate::term::style::{Style, StyledLine, Tone};
-use crate::term::width::truncate_to_width;
 
 use super::{App, Effect};
 
@@ -52,9 +51,8 @@ pub struct SignIn {
 
 fn line(text: &str, width: usize, style: Style) -> StyledLine {
     let mut row = StyledLine::new();
-    let (kept, _) = truncate_to_width(text, width);
-    row.push(kept, style);
-    row
+    row.push(text, style);
+    row.elided(width)
 }
 
 impl App {

@@ -601,6 +601,9 @@ export interface FxAgentError extends Error {
     | 'FX_SESSION_STORE_FAILED'
     | 'FX_SESSION_REVISION_CONFLICT'
     | 'FX_INVALID_MODEL'
+    | 'FX_INVALID_MODE'
+    | 'FX_INVALID_CONFIG_OPTION'
+    | 'FX_INVALID_EFFORT'
     | 'FX_EMPTY_PROMPT'
     | 'FX_PROMPT_IN_PROGRESS'
     | 'FX_AGENT_CLOSED'
@@ -637,8 +640,20 @@ export interface Session {
    * @throws {Error} when the session is closed or a turn is already running.
    */
   prompt(input: string | PromptBlock[], options?: { signal?: AbortSignal }): Turn;
-  setConfigOption(configId: string, value: string): Promise<ConfigOption[]>;
+  /**
+   * Sets `model` or `mode`, persists it through the `configStore` and resolves with the options
+   * after. A refused value changes, stores and emits nothing.
+   * @throws {FxAgentError} (rejects) `FX_INVALID_CONFIG_OPTION` for an id other than `model` and
+   *   `mode`; see {@link Session.setModel} and {@link Session.setMode} for their values.
+   */
+  setConfigOption(configId: 'model' | 'mode' | (string & {}), value: string): Promise<ConfigOption[]>;
+  /**
+   * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id, or one the loaded
+   *   model catalog does not list (the message names the nearest ids it does; without a catalog
+   *   any well-formed id is taken); `FX_SESSION_STORE_FAILED` when the change cannot be saved.
+   */
   setModel(model: string): Promise<ConfigOption[]>;
+  /** @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for anything but `ask` and `code`. */
   setMode(mode: ModeId | (string & {})): Promise<ConfigOption[]>;
   /** Applies each entry in order; the first failure rejects and stops. */
   setConfig(values: Record<string, string>): Promise<ConfigOption[]>;

@@ -46,6 +46,13 @@ pub enum AgentError {
     Busy(String),
     #[error("invalid model id: {0}")]
     InvalidModel(String),
+    /// A well-formed model id the loaded catalog does not list, with the nearest ids it does.
+    #[error("{}", unknown_model_text(.id, .nearest))]
+    UnknownModel { id: String, nearest: Vec<String> },
+    #[error("unknown mode \"{0}\": the modes are \"ask\" (ask before each command) and \"code\" (run commands without asking)")]
+    InvalidMode(String),
+    #[error("unknown config option \"{0}\": the options are \"model\" and \"mode\"")]
+    InvalidConfigOption(String),
     #[error("invalid reasoning effort: {0:?}")]
     InvalidEffort(String),
     #[error("the prompt is empty")]
@@ -66,7 +73,9 @@ impl AgentError {
             AgentError::Turn(error) => error.code(),
             AgentError::NoSession(_) => "FX_SESSION_NOT_OPEN",
             AgentError::Busy(_) => "FX_PROMPT_IN_PROGRESS",
-            AgentError::InvalidModel(_) => "FX_INVALID_MODEL",
+            AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => "FX_INVALID_MODEL",
+            AgentError::InvalidMode(_) => "FX_INVALID_MODE",
+            AgentError::InvalidConfigOption(_) => "FX_INVALID_CONFIG_OPTION",
             AgentError::InvalidEffort(_) => "FX_INVALID_EFFORT",
             AgentError::EmptyPrompt => "FX_EMPTY_PROMPT",
             AgentError::NoCredential => "FX_AUTH_REQUIRED",
@@ -77,6 +86,17 @@ impl AgentError {
     /// True for argument errors a JS caller should see as a `TypeError`.
     pub fn is_type_error(&self) -> bool {
         matches!(self, AgentError::Endpoint(_) | AgentError::Workspace(_))
+    }
+}
+
+fn unknown_model_text(id: &str, nearest: &[String]) -> String {
+    match nearest {
+        [] => format!("the model catalog has no model \"{id}\""),
+        [one] => format!("the model catalog has no model \"{id}\"; the nearest is {one}"),
+        [rest @ .., last] => format!(
+            "the model catalog has no model \"{id}\"; the nearest are {} and {last}",
+            rest.join(", ")
+        ),
     }
 }
 
@@ -163,6 +183,15 @@ impl<H: Host> Agent<H> {
 
     /// Loads the model catalog. A failure is reported as an event and never stops the agent.
     pub async fn load_catalog(&self) {
+        let _ = self.load_catalog_result().await;
+    }
+
+    /// [`Self::load_catalog`], also returning why it failed.
+    ///
+    /// # Errors
+    /// The failure's message (after the `CatalogError` event); the previous catalog, if any,
+    /// stays in use.
+    pub async fn load_catalog_result(&self) -> Result<(), String> {
         let (token, team) = self.catalog_credential();
         let headers = catalog_request_headers(token.as_deref(), team.as_deref())
             .into_iter()
@@ -189,8 +218,16 @@ impl<H: Host> Agent<H> {
             Err(error) => Err(error.to_string()),
         };
         match result {
-            Ok(catalog) => *self.catalog.borrow_mut() = Some(catalog),
-            Err(message) => self.host.event(HostEvent::CatalogError { message }),
+            Ok(catalog) => {
+                *self.catalog.borrow_mut() = Some(catalog);
+                Ok(())
+            }
+            Err(message) => {
+                self.host.event(HostEvent::CatalogError {
+                    message: message.clone(),
+                });
+                Err(message)
+            }
         }
     }
 

@@ -10,11 +10,14 @@ use super::modes::{validate_model_id, Mode};
 use super::session::LiveSession;
 
 impl<H: Host> Agent<H> {
-    /// Sets `model` or `mode` (other ids are ignored). Returns the session's options after.
+    /// Sets `model` or `mode`. Returns the session's options after.
     ///
     /// # Errors
-    /// [`AgentError::InvalidModel`]; [`AgentError::Session`] when the model change cannot be
-    /// stored (it is then not applied).
+    /// [`AgentError::InvalidModel`] for a malformed id, [`AgentError::UnknownModel`] for one the
+    /// loaded catalog does not list (any well-formed id is taken while no catalog is loaded),
+    /// [`AgentError::InvalidMode`], [`AgentError::InvalidConfigOption`] for an id other than
+    /// `model` and `mode`; [`AgentError::Session`] when the model change cannot be stored (it
+    /// is then not applied). A refused value changes nothing and emits nothing.
     pub async fn set_config(
         &self,
         id: &str,
@@ -25,7 +28,7 @@ impl<H: Host> Agent<H> {
         self.check_open()?;
         let mut session = self.take(id)?;
         let result = self
-            .apply_config(&mut session, config_id, value, source)
+            .apply_config(&mut session, config_id, value, source, true)
             .await;
         let opened = self.describe(&session, Vec::new());
         self.put_back(id, session);
@@ -38,11 +41,15 @@ impl<H: Host> Agent<H> {
         config_id: &str,
         value: &str,
         source: &'static str,
+        check_catalog: bool,
     ) -> Result<(), AgentError> {
         let previous = match config_id {
             "model" => {
                 validate_model_id(value).map_err(|e| AgentError::InvalidModel(e.to_string()))?;
                 let previous = session.state().preferences.model.clone();
+                if check_catalog && previous != value {
+                    self.check_in_catalog(value)?;
+                }
                 if previous != value {
                     let change = PreferencesChange {
                         model: Some(value.to_owned()),
@@ -54,14 +61,13 @@ impl<H: Host> Agent<H> {
                 previous
             }
             "mode" => {
-                let Some(mode) = Mode::parse(value) else {
-                    return Ok(());
-                };
+                let mode =
+                    Mode::parse(value).ok_or_else(|| AgentError::InvalidMode(value.to_owned()))?;
                 let previous = session.mode.id().to_owned();
                 session.mode = mode;
                 previous
             }
-            _ => return Ok(()),
+            _ => return Err(AgentError::InvalidConfigOption(config_id.to_owned())),
         };
         match self.host.config_set(config_id, value).await {
             Ok(_) => {}
@@ -77,6 +83,20 @@ impl<H: Host> Agent<H> {
             source,
         });
         Ok(())
+    }
+
+    /// Refuses a model the loaded catalog does not list, naming the nearest ones it does.
+    fn check_in_catalog(&self, id: &str) -> Result<(), AgentError> {
+        let catalog = self.catalog.borrow();
+        match catalog.as_ref() {
+            Some(catalog) if !catalog.models.is_empty() && catalog.get(id).is_none() => {
+                Err(AgentError::UnknownModel {
+                    id: id.to_owned(),
+                    nearest: catalog.nearest(id, 3),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The reasoning efforts the catalog lists for `model` (empty when it lists none or the
@@ -163,7 +183,12 @@ impl<H: Host> Agent<H> {
                         });
                         continue;
                     }
-                    if let Err(error) = self.apply_config(session, id, &value, "restore").await {
+                    // A stored model is not checked against the catalog: it was accepted when it
+                    // was saved, perhaps under another credential's catalog (reference §5.2).
+                    if let Err(error) = self
+                        .apply_config(session, id, &value, "restore", false)
+                        .await
+                    {
                         self.host.event(HostEvent::ConfigRestoreError {
                             id: id.to_owned(),
                             message: error.to_string(),

@@ -190,7 +190,8 @@ describe('createFxTerminal', () => {
 
   test('config is restored at start and persisted by /model and /permissions', async () => {
     const configStore = memoryConfigStore({ model: 'test/alpha-model' });
-    const { term, runtime, events } = await startTerminal({ fetch: fakeFetch([]).fetch, env, configStore });
+    const catalog = { object: 'list', data: [{ id: 'test/beta-model', type: 'language', tags: ['tool-use'] }] };
+    const { term, runtime, events } = await startTerminal({ fetch: fakeFetch([], { catalog }).fetch, env, configStore });
     await until(term, (t) => /^ask · alpha-model$/m.test(t));
     assert.ok(events.some((e) => e.type === 'config.restore' && e.configId === 'model' && e.value === 'test/alpha-model'));
     runtime.write('/permissions auto\r');

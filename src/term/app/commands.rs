@@ -104,15 +104,34 @@ impl App {
             "status" => self.status(),
             "version" => self.notice(&format!("Version: {VERSION}")),
             "exit" | "quit" => self.exit(0),
-            _ if !name.is_empty()
-                && !name.contains('/')
-                && body.split_whitespace().count() == 1 =>
-            {
-                self.notice("Command: unknown command, try /help");
-            }
+            // A word after `/` is a command, known or not (with or without arguments); a path
+            // such as `/usr/bin/env is missing` is a prompt.
+            _ if is_command_word(name) => self.unknown_command(name),
             _ => return false,
         }
         true
+    }
+
+    fn unknown_command(&mut self, name: &str) {
+        let names = COMMANDS.iter().map(|c| c.name).chain(["quit", "reset"]);
+        let text = match crate::gateway::catalog::nearest(name, names, 1).first() {
+            Some(near) => format!("Command: unknown command /{name}; did you mean /{near}? (/help lists every command)"),
+            None => format!("Command: unknown command /{name}; /help lists every command"),
+        };
+        self.notice(&text);
+    }
+
+    /// The catalog has no model `id`: say so and offer the nearest ones.
+    pub fn on_unknown_model(&mut self, id: &str, nearest: &[String]) {
+        let suggestion = match nearest {
+            [] => String::new(),
+            [one] => format!(" Did you mean /model {one}?"),
+            [first, rest @ ..] => format!(" Did you mean /model {first} (or {})?", rest.join(", ")),
+        };
+        self.notice(&format!(
+            "Model: {id} is not in the model catalog, so the model stays {}.{suggestion} /models lists them all.",
+            self.model
+        ));
     }
 
     pub(crate) fn set_model(&mut self, id: &str, effort: Option<String>) {
@@ -141,8 +160,11 @@ impl App {
             }
             "ask" => "ask",
             "auto" | "code" => "code",
-            _ => {
-                self.notice("Permissions: usage: /permissions ask|auto");
+            other => {
+                let other = crate::term::sanitize::sanitize(other);
+                self.notice(&format!(
+                    "Permissions: there is no mode \"{other}\"; /permissions ask asks before each command, /permissions auto runs them without asking"
+                ));
                 return;
             }
         };
@@ -217,4 +239,12 @@ impl App {
         );
         self.notice(&text);
     }
+}
+
+/// A command-like word: ASCII letters, digits, `-` and `_`, starting with a letter.
+fn is_command_word(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }

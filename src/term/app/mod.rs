@@ -83,6 +83,18 @@ pub enum Effect {
     OpenUrl(String),
     /// Sign out: remove the stored login, revoke it, drop the credential.
     Logout,
+    /// Fetch the model catalog now (it is needed: a model screen opened, a turn started);
+    /// [`App::set_models`] or [`App::on_catalog_failed`] report back.
+    LoadCatalog,
+}
+
+/// Where the model catalog stands. It is fetched when first needed, never at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogStatus {
+    NotRequested,
+    Loading,
+    Loaded,
+    Failed(String),
 }
 
 /// What the host provides, for commands that need it.
@@ -173,6 +185,7 @@ pub struct App {
     pub(crate) session_id: String,
     pub(crate) title: Option<String>,
     pub(crate) models: Vec<String>,
+    pub(crate) catalog: CatalogStatus,
     /// Reasoning efforts per model id, from the catalog.
     pub(crate) efforts: std::collections::HashMap<String, Vec<String>>,
     /// The session's reasoning effort (`auto` by default).
@@ -226,6 +239,7 @@ impl App {
             session_id: String::new(),
             title: None,
             models: Vec::new(),
+            catalog: CatalogStatus::NotRequested,
             efforts: std::collections::HashMap::new(),
             effort: "auto".to_owned(),
             caps,
@@ -268,7 +282,22 @@ impl App {
             .cloned()
             .collect();
         self.models = models.into_iter().map(|(id, _)| id).collect();
+        self.catalog = CatalogStatus::Loaded;
         self.alt_dirty = true;
+    }
+
+    /// The catalog could not be loaded (the current model keeps working).
+    pub fn on_catalog_failed(&mut self, message: &str) {
+        self.catalog = CatalogStatus::Failed(message.to_owned());
+        self.alt_dirty = true;
+    }
+
+    /// Asks the driver for the catalog unless it was asked already.
+    pub(crate) fn want_catalog(&mut self) {
+        if self.catalog == CatalogStatus::NotRequested {
+            self.catalog = CatalogStatus::Loading;
+            self.effects.push(Effect::LoadCatalog);
+        }
     }
 
     /// Loads the prompt history (oldest first).

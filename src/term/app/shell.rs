@@ -10,12 +10,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
+use futures::channel::oneshot;
+
 use crate::agent::acp::PermissionAnswer;
 use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
 
 pub use super::agent_host::TermHost;
 use super::{App, Capabilities, Effect, SessionEntry, TurnOutcome};
+
+/// How long `/model <id>` waits for the catalog it is checked against.
+const CATALOG_WAIT_MS: u32 = 5_000;
 
 /// A boxed local task.
 pub type Task = Pin<Box<dyn Future<Output = ()>>>;
@@ -52,9 +57,18 @@ pub(super) struct Inner<H: Host, E: TermEnv> {
     pub(super) agent: Agent<TermHost<H>>,
     pub(super) env: Rc<E>,
     session: Rc<RefCell<String>>,
-    catalog_started: Cell<bool>,
+    catalog: RefCell<CatalogLoad>,
     /// The device login in progress (see [`super::login_flow`]).
     pub(super) login: RefCell<Option<super::login_flow::Running>>,
+}
+
+/// The model catalog's load: fetched when first needed (a model screen, `/model <id>`, the
+/// first turn), never at start-up.
+enum CatalogLoad {
+    Idle,
+    /// Fetching; these wait for it.
+    Loading(Vec<oneshot::Sender<()>>),
+    Done,
 }
 
 /// The running terminal. Cheap to clone.
@@ -136,7 +150,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 agent: Agent::new(term_host, config),
                 env,
                 session,
-                catalog_started: Cell::new(false),
+                catalog: RefCell::new(CatalogLoad::Idle),
                 login: RefCell::new(None),
             }),
         }
@@ -219,7 +233,6 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     pub fn input(&self, bytes: &[u8]) {
         let now = self.now();
         self.inner.app.borrow_mut().handle_input(bytes, now);
-        self.ensure_catalog();
         self.process();
         self.flush();
     }
@@ -257,16 +270,36 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.inner.agent.host().answer(PermissionAnswer::Cancelled);
     }
 
-    fn ensure_catalog(&self) {
-        if self.inner.catalog_started.replace(true) {
-            return;
+    /// Starts fetching the catalog unless it was fetched or is being fetched.
+    fn start_catalog(&self) {
+        let idle = matches!(*self.inner.catalog.borrow(), CatalogLoad::Idle);
+        if idle {
+            *self.inner.catalog.borrow_mut() = CatalogLoad::Loading(Vec::new());
+            self.load_catalog();
         }
-        self.load_catalog();
+    }
+
+    /// Resolves once the catalog was fetched (or failed to be), fetching it if needed; after
+    /// [`CATALOG_WAIT_MS`] at most (a catalog that never answers does not hold `/model` up).
+    async fn catalog_ready(&self) {
+        self.start_catalog();
+        let receiver = match &mut *self.inner.catalog.borrow_mut() {
+            CatalogLoad::Loading(waiters) => {
+                let (sender, receiver) = oneshot::channel();
+                waiters.push(sender);
+                receiver
+            }
+            CatalogLoad::Idle | CatalogLoad::Done => return,
+        };
+        let timeout = self.inner.agent.host().sleep(CATALOG_WAIT_MS);
+        futures::future::select(receiver, Box::pin(timeout)).await;
     }
 
     /// Loads the catalog again if it was loaded before (the credential changed).
     pub(super) fn reload_catalog(&self) {
-        if self.inner.catalog_started.get() {
+        let done = matches!(*self.inner.catalog.borrow(), CatalogLoad::Done);
+        if done {
+            *self.inner.catalog.borrow_mut() = CatalogLoad::Loading(Vec::new());
             self.load_catalog();
         }
     }
@@ -274,7 +307,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     fn load_catalog(&self) {
         let shell = self.clone();
         self.inner.env.spawn(Box::pin(async move {
-            shell.inner.agent.load_catalog().await;
+            let failed = shell.inner.agent.load_catalog_result().await.err();
             let agent = &shell.inner.agent;
             let models = agent
                 .catalog_ids()
@@ -284,9 +317,23 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     (id, efforts)
                 })
                 .collect();
-            let mut app = shell.inner.app.borrow_mut();
-            app.set_models(models);
-            drop(app);
+            {
+                let mut app = shell.inner.app.borrow_mut();
+                match failed {
+                    Some(message) => app.on_catalog_failed(&message),
+                    None => app.set_models(models),
+                }
+            }
+            let waiters = match std::mem::replace(
+                &mut *shell.inner.catalog.borrow_mut(),
+                CatalogLoad::Done,
+            ) {
+                CatalogLoad::Loading(waiters) => waiters,
+                _ => Vec::new(),
+            };
+            for waiter in waiters {
+                let _ = waiter.send(());
+            }
             shell.flush();
         }));
     }
@@ -362,6 +409,8 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::SetModel { model, effort } => self.spawn(async move {
+                // The model is checked against the catalog, so it is needed now.
+                shell.catalog_ready().await;
                 let session = shell.inner.session.borrow().clone();
                 let agent = &shell.inner.agent;
                 let result = agent
@@ -372,6 +421,9 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     let mut app = shell.inner.app.borrow_mut();
                     match result {
                         Ok(_) => app.on_config_applied("model", &model),
+                        Err(AgentError::UnknownModel { id, nearest }) => {
+                            app.on_unknown_model(&id, &nearest)
+                        }
                         Err(error) => app.warning(&error_text(&error)),
                     }
                 }
@@ -478,6 +530,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::Permission(answer) => agent.host().answer(answer),
+            Effect::LoadCatalog => self.start_catalog(),
             Effect::Login { .. }
             | Effect::CancelLogin { .. }
             | Effect::ChooseTeam { .. }

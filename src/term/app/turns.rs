@@ -104,6 +104,8 @@ impl App {
             shown_out: 0,
         });
         self.effects.push(Effect::Prompt { turn: id, text });
+        // The catalog gives later turns their context window and efforts.
+        self.want_catalog();
     }
 
     /// The gateway reported the token usage of one model step of turn `turn`: the counts become

@@ -456,6 +456,12 @@ export interface AgentMessageChunk {
   content: TextContent;
 }
 
+/** The model's reasoning as the gateway streams it; not stored, so never in `session.history`. */
+export interface AgentThoughtChunk {
+  sessionUpdate: 'agent_thought_chunk';
+  content: TextContent;
+}
+
 /** A user message; only in `session.history`. */
 export interface UserMessageChunk {
   sessionUpdate: 'user_message_chunk';
@@ -485,7 +491,7 @@ export interface ToolCallProgress {
 }
 
 /** An ACP `session/update` as a turn yields it. */
-export type SessionUpdate = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
+export type SessionUpdate = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
 
 /** fx's stop reasons (they differ from the ACP spec's names). */
 export type StopReason = 'end_turn' | 'max_output_tokens' | 'max_model_turns' | 'refused' | 'cancelled';

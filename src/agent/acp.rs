@@ -17,6 +17,10 @@ pub enum Update {
     UserMessageChunk {
         content: TextContent,
     },
+    /// The model's reasoning as the gateway streams it (not stored with the session).
+    AgentThoughtChunk {
+        content: TextContent,
+    },
     #[serde(rename_all = "camelCase")]
     ToolCall {
         tool_call_id: String,

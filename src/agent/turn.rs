@@ -89,6 +89,14 @@ impl<H: Host> StepSink for TextSink<'_, H> {
     fn text(&mut self, text: &str) {
         self.host.text(self.turn, text);
     }
+    fn thought(&mut self, text: &str) {
+        self.host.update(
+            self.turn,
+            Update::AgentThoughtChunk {
+                content: super::acp::TextContent::new(text),
+            },
+        );
+    }
 }
 
 /// The state of a running turn.

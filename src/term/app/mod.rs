@@ -416,6 +416,8 @@ impl App {
         }
         match update {
             Update::AgentMessageChunk { content } => self.push_assistant(&content.text),
+            // Reasoning stays folded away: the activity row says the model is thinking.
+            Update::AgentThoughtChunk { .. } => {}
             Update::UserMessageChunk { content } => {
                 self.push_text(TextKind::Prompt, content.text);
             }

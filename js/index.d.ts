@@ -774,6 +774,15 @@ export interface FxTerminal {
   write(data: string | Uint8Array): void;
   resize(): void;
   abort(): void;
+  /**
+   * Switches the permission mode, as `/permissions` and Shift+Tab do: `ask` (fx asks before
+   * each command) or `code` (shown as `auto`: commands run without asking). Resolves once the
+   * terminal took it: applied at once when idle, else when the running turn ends; then
+   * `config.changed` (`source: 'sdk'`) follows and the `configStore` saves it.
+   * @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for another value, or for `ask` when the
+   *   workspace's permission is `allow-sandboxed` (such a host runs every command).
+   */
+  setMode(mode: ModeId | (string & {})): Promise<void>;
 }
 
 export function createFxTerminal(options: FxTerminalOptions): Promise<FxTerminal>;

@@ -86,7 +86,8 @@ function setBusy(busy) {
 function fillSelect(select, option) {
   select.replaceChildren(
     ...option.options.map((o) => {
-      const el = new Option(o.name, o.value, false, o.value === option.currentValue);
+      // Modes show as fx shows them: `ask` / `auto` (their permissionMode), ids `ask` / `code`.
+      const el = new Option(o.permissionMode ?? o.name, o.value, false, o.value === option.currentValue);
       if (o.description) el.title = o.description;
       return el;
     }),

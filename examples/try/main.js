@@ -23,8 +23,11 @@ import { createJustBashWorkspace } from './workspace.js';
 
 const KEY_ITEM = 'fx.try.gatewayKey'; // sessionStorage: the pasted key lives as long as the tab
 const NOTICE_ITEM = 'fx.try.demoNoticeHidden'; // sessionStorage
-const PERMISSION_ITEM = 'fx.try.permission'; // localStorage
-const PERMISSIONS = ['allow-sandboxed', 'prompt'];
+// One permission setting: fx's mode, `ask` or `code` (shown as "auto"), kept by the config store
+// under `mode` like any fx setting. The workspace always lets fx decide (permission "prompt").
+const MODES = ['ask', 'code'];
+const DEFAULT_MODE = 'code';
+const OLD_PERMISSION_ITEM = 'fx.try.permission'; // the page's former Run / Ask first switch
 // The model a real session falls back to when none was chosen with /model; the same as
 // DEFAULT_MODEL_ID in src/gateway/catalog.rs (tests/browser/try.test.mjs checks).
 const REAL_DEFAULT_MODEL = 'moonshotai/kimi-k3';
@@ -36,6 +39,15 @@ const $ = (id) => document.getElementById(id);
 const sessionStore = indexedDbSessionStore({ name: 'fx.try.sessions' });
 const promptHistoryStore = localStoragePromptHistoryStore({ prefix: 'fx.try.history.' });
 const savedConfig = localStorageConfigStore({ prefix: 'fx.try.config.' });
+// A visitor who chose "Ask first" on the former switch keeps asking.
+if (savedConfig.get('mode') === null && localStorage.getItem(OLD_PERMISSION_ITEM) === 'prompt') savedConfig.set('mode', 'ask');
+localStorage.removeItem(OLD_PERMISSION_ITEM);
+
+/** The saved permission mode (`ask` or `code`). */
+function savedMode() {
+  const mode = savedConfig.get('mode');
+  return MODES.includes(mode) ? mode : DEFAULT_MODE;
+}
 
 /** Whether a Vercel sign-in record is stored; kept current by the store wrapper below. */
 let signedIn = false;
@@ -59,12 +71,14 @@ const oauthSessionStore = {
 };
 
 /**
- * The config store fx sees: `mode` as saved; `model` pinned to the demo model while the demo
- * answers, else the visitor's own choice (a session begun in the demo moves to a real model).
+ * The config store fx sees: `mode` as saved (auto by default); `model` pinned to the demo model
+ * while the demo answers, else the visitor's own choice (a session begun in the demo moves to a
+ * real model).
  */
 function configStoreFor(demo, demoModel) {
   return {
     get(id) {
+      if (id === 'mode') return savedMode();
       if (id !== 'model') return savedConfig.get(id);
       if (demo) return demoModel;
       const chosen = savedConfig.get('model');
@@ -83,7 +97,8 @@ const state = {
   /** `/dev-gateway/status`: `{ mode, demoModel, serverKey, chatPath, oauthIssuerUrl }`. */
   status: null,
   key: sessionStorage.getItem(KEY_ITEM),
-  permission: PERMISSIONS.includes(localStorage.getItem(PERMISSION_ITEM)) ? localStorage.getItem(PERMISSION_ITEM) : 'allow-sandboxed',
+  /** The permission mode fx runs with (`ask` or `code`); follows the terminal both ways. */
+  mode: savedMode(),
 };
 
 /** Which way in is active: `signed-in`, `key` or `none`. */
@@ -119,7 +134,7 @@ function renderHeader() {
         : 'Requests go through the local dev gateway to the Vercel AI Gateway';
   $('way-in').dataset.state = wayIn();
   for (const input of document.querySelectorAll('input[name="permission"]')) {
-    input.checked = input.value === state.permission;
+    input.checked = input.value === state.mode;
   }
   const notice = $('demo-notice');
   notice.hidden = !usingDemo() || sessionStorage.getItem(NOTICE_ITEM) === '1';
@@ -205,7 +220,8 @@ const refit = () => {
 window.addEventListener('resize', refit);
 new ResizeObserver(refit).observe($('terminal'));
 
-const workspace = createJustBashWorkspace({ permission: state.permission });
+// "prompt": fx's permission mode decides whether a command needs approval.
+const workspace = createJustBashWorkspace({ permission: 'prompt' });
 const events = [];
 let runtime = null;
 let generation = 0;
@@ -234,6 +250,11 @@ function envFor(demo) {
 function onEvent(event) {
   events.push(event);
   if (events.length > 500) events.splice(0, events.length - 500);
+  // /permissions, Shift+Tab or the header switched the mode: the header shows what fx runs with.
+  if ((event.type === 'config.changed' || event.type === 'config.restore') && event.configId === 'mode' && MODES.includes(event.value)) {
+    state.mode = event.value;
+    renderHeader();
+  }
   if (event.type === 'session.forked') {
     toast('Another tab moved this session on, so your latest turn was saved as a new session. Nothing was lost.');
   }
@@ -265,7 +286,6 @@ async function start(resume) {
   }
   if (mine !== generation) return;
   term.reset();
-  workspace.permission = state.permission;
   const demo = usingDemo();
   renderHeader();
   const rt = await createFxTerminal({
@@ -384,15 +404,25 @@ async function importFolder(fileList) {
 
 // ---- controls ----
 
+// The header switch and the terminal's /permissions are one setting: the switch asks fx to
+// change mode (no restart; during a turn it applies when the turn ends) and fx's config.changed
+// event moves the switch, whichever side started it.
 for (const input of document.querySelectorAll('input[name="permission"]')) {
   input.addEventListener(
     'change',
     guard(async () => {
-      if (!input.checked || input.value === state.permission) return;
-      state.permission = input.value;
-      localStorage.setItem(PERMISSION_ITEM, state.permission);
-      await restart();
-      toast(state.permission === 'prompt' ? 'fx will ask before each command.' : 'fx runs commands in the in-memory workspace without asking.');
+      if (!input.checked || input.value === state.mode) return;
+      if (!runtime) {
+        renderHeader();
+        throw new Error('fx is still starting; try again in a moment.');
+      }
+      term.focus();
+      try {
+        await runtime.setMode(input.value);
+      } catch (error) {
+        renderHeader();
+        throw error;
+      }
     }),
   );
 }

@@ -51,6 +51,9 @@ pub enum AgentError {
     UnknownModel { id: String, nearest: Vec<String> },
     #[error("unknown mode \"{0}\": the modes are \"ask\" (ask before each command) and \"code\" (run commands without asking)")]
     InvalidMode(String),
+    /// A known mode this host does not offer (why: the workspace's permission).
+    #[error("mode \"{mode}\" is not available: {why}")]
+    ModeUnavailable { mode: String, why: &'static str },
     #[error("unknown config option \"{0}\": the options are \"model\" and \"mode\"")]
     InvalidConfigOption(String),
     #[error("invalid reasoning effort: {0:?}")]
@@ -74,7 +77,7 @@ impl AgentError {
             AgentError::NoSession(_) => "FX_SESSION_NOT_OPEN",
             AgentError::Busy(_) => "FX_PROMPT_IN_PROGRESS",
             AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => "FX_INVALID_MODEL",
-            AgentError::InvalidMode(_) => "FX_INVALID_MODE",
+            AgentError::InvalidMode(_) | AgentError::ModeUnavailable { .. } => "FX_INVALID_MODE",
             AgentError::InvalidConfigOption(_) => "FX_INVALID_CONFIG_OPTION",
             AgentError::InvalidEffort(_) => "FX_INVALID_EFFORT",
             AgentError::EmptyPrompt => "FX_EMPTY_PROMPT",

@@ -75,8 +75,8 @@ describe('examples/agent', () => {
   test('the selects show the catalog and the modes', async () => {
     const models = await browser.page.$$eval('#model option', (o) => o.map((x) => x.value));
     assert.ok(models.includes('sdk/catalog-alpha'));
-    const modes = await browser.page.$$eval('#mode option', (o) => o.map((x) => x.value));
-    assert.deepEqual(modes.sort(), ['ask', 'code']);
+    const modes = await browser.page.$$eval('#mode option', (o) => o.map((x) => [x.value, x.textContent]));
+    assert.deepEqual(modes.sort(), [['ask', 'ask'], ['code', 'auto']], 'shown in the words the terminal uses');
   });
 
   test('a streamed answer, then a tool call approved in the dialog', async () => {

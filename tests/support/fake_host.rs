@@ -90,6 +90,8 @@ pub struct State {
     pub revision_counter: u64,
     pub commits: Vec<(String, Option<String>)>,
     pub config: HashMap<String, String>,
+    /// Every `config_set` call, in order.
+    pub config_sets: Vec<(String, String)>,
     pub exec_results: VecDeque<ExecResult>,
     pub exec_calls: Vec<String>,
     pub exec_hangs: bool,
@@ -393,10 +395,9 @@ impl Host for FakeHost {
         Ok(self.state.borrow().config.get(id).cloned())
     }
     async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
-        self.state
-            .borrow_mut()
-            .config
-            .insert(id.to_owned(), value.to_owned());
+        let mut state = self.state.borrow_mut();
+        state.config_sets.push((id.to_owned(), value.to_owned()));
+        state.config.insert(id.to_owned(), value.to_owned());
         Ok(true)
     }
     async fn request_permission(

@@ -3,6 +3,7 @@
 use super::screens::Overlay;
 use super::transcript::TextKind;
 use super::{App, Effect, VERSION};
+use crate::agent::modes::Mode;
 
 /// One command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +34,7 @@ pub const COMMANDS: &[Command] = &[
     cmd(
         "permissions",
         " [ask|auto]",
-        "ask before commands, or run them freely",
+        "ask before each command, or run them without asking",
     ),
     cmd("new", "", "start a fresh session"),
     cmd("clear", "", "clear the screen and start a fresh session"),
@@ -150,16 +151,21 @@ impl App {
     }
 
     fn permissions(&mut self, args: &str) {
-        let value = match args {
+        let mode = match args {
             "" => {
-                let mode = if self.mode == "code" { "auto" } else { "ask" };
-                self.notice(&format!(
-                    "Permissions: mode={mode} · /permissions ask asks before each command, /permissions auto runs them under the workspace's policy"
-                ));
+                let text = if self.caps.sandboxed {
+                    "Permissions: auto · this host runs every command without asking (its workspace permission is allow-sandboxed)".to_owned()
+                } else {
+                    format!(
+                        "Permissions: {} · /permissions ask: fx asks before each command · /permissions auto: commands run without asking (also Shift+Tab)",
+                        self.permission_label()
+                    )
+                };
+                self.notice(&text);
                 return;
             }
-            "ask" => "ask",
-            "auto" | "code" => "code",
+            "ask" => Mode::Ask,
+            "auto" | "code" => Mode::Code,
             other => {
                 let other = crate::term::sanitize::sanitize(other);
                 self.notice(&format!(
@@ -168,14 +174,61 @@ impl App {
                 return;
             }
         };
-        if self.turn.is_some() {
-            self.notice("Permissions: wait for the turn to finish before switching");
-            return;
+        if let Err(why) = self.switch_mode(mode, "terminal") {
+            self.notice(&format!("Permissions: {why}"));
         }
+    }
+
+    /// Switches the permission mode: at once when idle, else when the running turn ends.
+    ///
+    /// # Errors
+    /// Why not: `ask` under a host that runs every command without asking.
+    pub fn switch_mode(&mut self, mode: Mode, source: &'static str) -> Result<(), &'static str> {
+        if self.caps.sandboxed && mode == Mode::Ask {
+            return Err("this host runs every command without asking (its workspace permission is allow-sandboxed), so ask is not available");
+        }
+        if self.turn.is_some() || self.applying_config {
+            self.pending_mode = Some(mode);
+            self.notice(&format!(
+                "Permissions: switching to {} when this turn ends",
+                mode.permission_mode()
+            ));
+            return Ok(());
+        }
+        self.pending_mode = None;
+        self.applying_config = true;
         self.effects.push(Effect::SetConfig {
             id: "mode",
-            value: value.to_owned(),
+            value: mode.id().to_owned(),
+            source,
         });
+        Ok(())
+    }
+
+    /// Shift+Tab: ask ⇄ auto.
+    pub(crate) fn toggle_mode(&mut self) {
+        let next = if self.permission_label() == "ask" {
+            Mode::Code
+        } else {
+            Mode::Ask
+        };
+        if let Err(why) = self.switch_mode(next, "terminal") {
+            self.notice(&format!("Permissions: {why}"));
+        }
+    }
+
+    /// A config change ended (applied or not): queued prompts may go on.
+    pub fn on_config_done(&mut self) {
+        self.applying_config = false;
+        if self.turn.is_none() {
+            if let Some(mode) = self.pending_mode.take() {
+                let _ = self.switch_mode(mode, "terminal");
+                return;
+            }
+        }
+        if !self.queue_paused {
+            self.start_queued();
+        }
     }
 
     /// The driver applied a reasoning effort.
@@ -194,8 +247,11 @@ impl App {
             }
             "mode" => {
                 self.mode = value.to_owned();
-                let label = if value == "code" { "auto" } else { "ask" };
-                self.notice(&format!("Permissions: mode set to {label}"));
+                let text = match self.permission_label() {
+                    "auto" => "Permissions: auto · commands run without asking",
+                    _ => "Permissions: ask · fx asks before each command",
+                };
+                self.notice(text);
             }
             _ => {}
         }
@@ -226,7 +282,7 @@ impl App {
     }
 
     fn status(&mut self) {
-        let mode = if self.mode == "code" { "auto" } else { "ask" };
+        let mode = self.permission_label();
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let text = format!(
             "Status: model={} · permission_mode={mode} · session={} · {} · workspace={} · history_store={} · session_store={} · version={VERSION}",

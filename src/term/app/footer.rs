@@ -94,7 +94,7 @@ impl App {
         if !self.queue.is_empty() {
             parts.push(format!("queued {}", self.queue.len()));
         }
-        parts.push(if self.mode == "code" { "auto" } else { "ask" }.to_owned());
+        parts.push(self.permission_label().to_owned());
         parts.push(model_label(&self.model));
         if self.effort != "auto" {
             parts.push(self.effort.clone());

@@ -150,6 +150,10 @@ impl App {
         if self.menu_key(key) {
             return;
         }
+        if key.code == KeyCode::Tab && key.mods == Modifiers::SHIFT {
+            self.toggle_mode();
+            return;
+        }
         if key == KeyEvent::plain(KeyCode::Up) && self.editor.is_empty() {
             // The newest queued prompt comes back into the draft for editing.
             if let Some(text) = self.queue.pop_back() {

@@ -50,8 +50,13 @@ pub enum Effect {
     Prompt { turn: u32, text: String },
     /// Cancel a running turn (aborting its host effects).
     Cancel { turn: u32 },
-    /// Set `model` or `mode` on the session and persist it.
-    SetConfig { id: &'static str, value: String },
+    /// Set `model` or `mode` on the session and persist it (`source` for `config.changed`:
+    /// `terminal` for a command, `sdk` for the host's `setMode`).
+    SetConfig {
+        id: &'static str,
+        value: String,
+        source: &'static str,
+    },
     /// Switch the model (persisted as `model`), then set its reasoning effort when given.
     SetModel {
         model: String,
@@ -106,6 +111,9 @@ pub struct Capabilities {
     pub oauth: bool,
     pub workspace: bool,
     pub credential: bool,
+    /// The workspace runs every command without asking (its permission is `allow-sandboxed`),
+    /// so the permission mode is `auto` whatever the session's mode says.
+    pub sandboxed: bool,
 }
 
 /// A stored session for the resume picker.
@@ -182,6 +190,10 @@ pub struct App {
     pub(crate) queue_paused: bool,
     pub(crate) model: String,
     pub(crate) mode: String,
+    /// A mode switch asked for during a turn, applied when it ends.
+    pub(crate) pending_mode: Option<crate::agent::modes::Mode>,
+    /// A config change is being applied: queued prompts wait for it.
+    pub(crate) applying_config: bool,
     pub(crate) session_id: String,
     pub(crate) title: Option<String>,
     pub(crate) models: Vec<String>,
@@ -236,6 +248,8 @@ impl App {
             queue_paused: false,
             model: String::new(),
             mode: "ask".to_owned(),
+            pending_mode: None,
+            applying_config: false,
             session_id: String::new(),
             title: None,
             models: Vec::new(),
@@ -256,6 +270,16 @@ impl App {
             silent: false,
             theme_probe: ThemeProbe::Idle,
             signin: login::SignIn::default(),
+        }
+    }
+
+    /// The permission mode as it really is: `ask` (fx asks before each command) or `auto`
+    /// (commands run without asking). One word for the footer, `/status` and `/permissions`.
+    pub fn permission_label(&self) -> &'static str {
+        if self.caps.sandboxed || self.mode == "code" {
+            "auto"
+        } else {
+            "ask"
         }
     }
 

@@ -71,6 +71,7 @@ const HELP_KEYS: &[(&str, &str)] = &[
     ("Ctrl+D", "exit on an empty draft"),
     ("Up/Down, Ctrl+P/N", "prompt history"),
     ("Ctrl+O", "review the transcript with full command output"),
+    ("Shift+Tab", "permissions: ask before each command ⇄ auto"),
     ("Ctrl+A/E/K/U/W/Y", "line editing"),
     ("Ctrl+Z", "undo"),
 ];

@@ -108,7 +108,17 @@ fn flush_with<E: TermEnv>(app: &RefCell<App>, env: &E) {
 
 impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// A terminal of `width`×`height` over `host`.
-    pub fn new(host: H, config: AgentConfig, env: E, size: (u16, u16), caps: Capabilities) -> Self {
+    pub fn new(
+        host: H,
+        config: AgentConfig,
+        env: E,
+        size: (u16, u16),
+        mut caps: Capabilities,
+    ) -> Self {
+        caps.sandboxed = config
+            .workspace
+            .as_ref()
+            .is_some_and(|w| w.permission == crate::tools::workspace::Permission::AllowSandboxed);
         let app = Rc::new(RefCell::new(App::new(size.0, size.1, caps)));
         let env = Rc::new(env);
         // Updates mark the screen dirty; one task repaints after however many arrived together
@@ -262,6 +272,23 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.flush();
     }
 
+    /// The host's `setMode`: switches the permission mode as `/permissions` does (at once when
+    /// idle, else when the running turn ends).
+    ///
+    /// # Errors
+    /// [`AgentError::InvalidMode`] for an unknown mode, or `ask` under a workspace that runs
+    /// every command without asking.
+    pub fn set_mode(&self, value: &str) -> Result<(), AgentError> {
+        let mode = crate::agent::modes::Mode::parse(value)
+            .ok_or_else(|| AgentError::InvalidMode(value.to_owned()))?;
+        let result = self.inner.app.borrow_mut().switch_mode(mode, "sdk");
+        self.after();
+        result.map_err(|why| AgentError::ModeUnavailable {
+            mode: value.to_owned(),
+            why,
+        })
+    }
+
     /// Stops everything without writing (the host releases the terminal).
     pub fn abort(&self) {
         self.inner.app.borrow_mut().silence(130);
@@ -392,12 +419,12 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 agent.cancel(turn);
                 agent.host().answer(PermissionAnswer::Cancelled);
             }
-            Effect::SetConfig { id, value } => self.spawn(async move {
+            Effect::SetConfig { id, value, source } => self.spawn(async move {
                 let session = shell.inner.session.borrow().clone();
                 let result = shell
                     .inner
                     .agent
-                    .set_config(&session, id, &value, "terminal")
+                    .set_config(&session, id, &value, source)
                     .await;
                 {
                     let mut app = shell.inner.app.borrow_mut();
@@ -405,6 +432,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                         Ok(_) => app.on_config_applied(id, &value),
                         Err(error) => app.warning(&error_text(&error)),
                     }
+                    app.on_config_done();
                 }
                 shell.after();
             }),

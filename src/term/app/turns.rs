@@ -167,6 +167,11 @@ impl App {
                 self.push_text(TextKind::Summary, summary);
             }
         }
+        if let Some(mode) = self.pending_mode.take() {
+            // Applied before any queued prompt starts (on_config_done starts it).
+            let _ = self.switch_mode(mode, "terminal");
+            return;
+        }
         if !self.queue_paused {
             self.start_queued();
         }
@@ -174,7 +179,7 @@ impl App {
 
     /// Starts the next queued prompt when nothing else runs.
     pub(crate) fn start_queued(&mut self) {
-        if self.turn.is_some() || self.switching {
+        if self.turn.is_some() || self.switching || self.applying_config {
             return;
         }
         if let Some(next) = self.queue.pop_front() {

@@ -637,7 +637,11 @@ export interface Session {
   /** `<ms>-<ns>-<16 hex>`; changes when the session forks after a revision conflict. */
   id: string;
   modes: SessionModes;
-  /** The stored turns replayed as updates (empty for a new session). */
+  /**
+   * The stored turns replayed as updates (empty for a new session). A turn that ended early
+   * ends with a notice chunk of its own: `[cancelled]`, or `[failed: <message> (<code>)]` when
+   * the failure was noted; the call it stopped in ends `failed`.
+   */
   history: SessionUpdate[];
   readonly configOptions: ConfigOption[];
   /**

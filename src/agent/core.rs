@@ -14,7 +14,6 @@ use crate::log::types::{Preferences, Provider};
 use crate::tools::workspace::WorkspaceError;
 
 use super::acp::StopReason;
-use super::acp::Update;
 use super::cancel::Cancel;
 pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
@@ -115,8 +114,9 @@ pub struct Opened {
     pub session_id: String,
     pub config_options: Vec<ConfigOption>,
     pub modes: Modes,
-    /// Replayed updates of the stored turns (empty for a new session).
-    pub history: Vec<Update>,
+    /// The stored turns replayed (empty for a new session); `session.history` is
+    /// [`super::replay::history_updates`] of these.
+    pub history: Vec<super::replay::Replayed>,
     /// The session's display title (`/rename`d or derived); `None` while it has no turns and
     /// no name.
     pub title: Option<String>,
@@ -250,7 +250,11 @@ impl<H: Host> Agent<H> {
             .map_or("/", |w| w.root.as_str())
     }
 
-    pub(super) fn describe(&self, session: &LiveSession, history: Vec<Update>) -> Opened {
+    pub(super) fn describe(
+        &self,
+        session: &LiveSession,
+        history: Vec<super::replay::Replayed>,
+    ) -> Opened {
         Opened {
             session_id: session.id().to_owned(),
             config_options: config_options(

@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use crate::log::appender::{Environment, NewSession, TurnCommit};
 use crate::log::checkpoint::RecoveryCheckpoint;
 use crate::log::event::PreferencesChange;
+use crate::log::layout::Mark;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
@@ -72,8 +73,9 @@ pub struct LiveSession {
     log: Log,
     /// The store's revision of what we last committed (`None`: never committed).
     revision: Option<String>,
-    /// Length of the bytes last committed.
-    committed_len: usize,
+    /// What we last committed (for telling whether there is more, and whether a stored record
+    /// is still exactly ours).
+    committed: Mark,
     pub mode: Mode,
     /// Exact commands the user allowed for the rest of the session.
     pub always_allowed: HashSet<String>,
@@ -100,7 +102,7 @@ impl LiveSession {
         Ok(LiveSession {
             log,
             revision: None,
-            committed_len: 0,
+            committed: Mark::default(),
             mode,
             always_allowed: HashSet::new(),
         })
@@ -113,8 +115,7 @@ impl LiveSession {
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let committed_len = stored.bytes.len();
-        let log = Log::load(stored.bytes).map_err(|error| SessionError::Unreadable {
+        let log = Log::load(stored.bytes.clone()).map_err(|error| SessionError::Unreadable {
             id: id.to_owned(),
             reason: error.to_string(),
         })?;
@@ -124,10 +125,11 @@ impl LiveSession {
                 reason: format!("the stored log belongs to session {}", log.state().id),
             });
         }
+        let committed = log.loaded_mark(&stored.bytes);
         Ok(LiveSession {
             log,
             revision: Some(stored.revision),
-            committed_len,
+            committed,
             mode,
             always_allowed: HashSet::new(),
         })
@@ -147,7 +149,7 @@ impl LiveSession {
 
     /// True when everything appended has been committed.
     pub fn is_saved(&self) -> bool {
-        self.revision.is_some() && self.committed_len == self.log.bytes().len()
+        self.revision.is_some() && self.log.is_at(&self.committed)
     }
 
     /// Appends a committed turn with the session totals after it.
@@ -238,7 +240,16 @@ impl LiveSession {
             self.state().total_output_tokens,
         );
         self.append_turn(host, turn, input, output)?;
+        self.log.note_last_turn(
+            "This turn did not finish: the page closed while it ran. The commands it completed are kept.",
+        );
         Ok(true)
+    }
+
+    /// Keeps what the screen showed when the last turn ended early (a failure's message), so
+    /// a resumed session shows it again.
+    pub fn note_last_turn(&mut self, message: &str) {
+        self.log.note_last_turn(message);
     }
 
     /// Commits everything appended so far. On a conflict with a record another writer moved on,
@@ -285,7 +296,7 @@ impl LiveSession {
 
     fn mark_committed(&mut self, revision: String) {
         self.revision = Some(revision);
-        self.committed_len = self.log.bytes().len();
+        self.committed = self.log.mark();
     }
 
     async fn resolve_conflict<H: Host>(
@@ -294,13 +305,9 @@ impl LiveSession {
         id: String,
     ) -> Result<Option<String>, SessionError> {
         let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
-        let ours_committed = self
-            .log
-            .bytes()
-            .get(..self.committed_len)
-            .unwrap_or_default();
         if let Some(stored) = &stored {
-            if self.revision.is_some() && stored.bytes == ours_committed {
+            if self.revision.is_some() && self.log.committed_equals(&self.committed, &stored.bytes)
+            {
                 // Same content under a new revision: nobody moved on; commit on top of it.
                 let revision = host
                     .commit_session(&id, self.log.bytes(), Some(&stored.revision))
@@ -338,6 +345,9 @@ impl LiveSession {
         }
         if let Some(title) = self.log.title() {
             fork.log.rename(title)?;
+        }
+        if let Some(notes) = self.log.notes() {
+            fork.log.set_notes(notes.clone());
         }
         let id = fork.id().to_owned();
         let revision = host

@@ -162,6 +162,10 @@ pub async fn run_turn<H: Host>(
         }
     };
     session.append_turn(host, record, turn.input_tokens, turn.output_tokens)?;
+    if let Err(error) = &result {
+        // What the terminal shows for it (AgentError's text), for a resumed session.
+        session.note_last_turn(&format!("{error} ({})", error.code()));
+    }
     turn.save(session).await?;
     let stop_reason = result?;
     Ok(TurnEnd {

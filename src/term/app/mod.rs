@@ -8,13 +8,15 @@
 //! - [`App::take_effects`]: what the driver must do (start or cancel a turn, set config, …) and
 //!   report back through the `on_*` methods.
 //!
-//! Submodules: [`transcript`] (blocks and their rows), [`footer`] (live region: activity row,
+//! Submodules: [`transcript`] (blocks and their rows), [`updates`] (the agent's updates and a
+//! replayed session becoming blocks), [`footer`] (live region: activity row,
 //! composer, menus, approval panel, status line), [`input`] (keys), [`commands`] (slash
 //! commands), [`login`] (the sign-in panel and `/login`, `/logout`; [`login_flow`] drives the
 //! device flow), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
 //! painting), [`shell`] (the async driver over an [`crate::agent::Agent`]).
 
 pub mod agent_host;
+pub mod catalog;
 pub mod commands;
 pub mod footer;
 pub mod frame;
@@ -25,12 +27,14 @@ pub mod screens;
 pub mod shell;
 pub mod transcript;
 pub mod turns;
+pub mod updates;
 
 pub use turns::ActiveTurn;
 
 use std::collections::VecDeque;
 
-use crate::agent::acp::{PermissionAnswer, StopReason, ToolStatus, Update};
+use crate::agent::acp::{PermissionAnswer, StopReason};
+use crate::agent::replay::Replayed;
 use crate::term::history::PromptHistory;
 use crate::term::keys::KeyDecoder;
 use crate::term::line_editor::LineEditor;
@@ -38,7 +42,7 @@ use crate::term::style::{line_to_ansi, Palette, StyledLine};
 
 use frame::Frame;
 use screens::Overlay;
-use transcript::{Block, CallState, TextKind, ToolCall};
+use transcript::{Block, TextKind};
 
 /// The version shown by `/version` and the welcome line.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -330,7 +334,7 @@ impl App {
     }
 
     /// Prints the welcome line (or the resume notice and the replayed session) and any notice.
-    pub fn start(&mut self, resumed: Option<Vec<Update>>, notices: &[String]) {
+    pub fn start(&mut self, resumed: Option<Vec<Replayed>>, notices: &[String]) {
         self.started = true;
         match resumed {
             Some(updates) => {
@@ -349,147 +353,6 @@ impl App {
             TextKind::Welcome,
             format!("𝒇x fx {VERSION} · Run /help for commands"),
         );
-    }
-
-    /// Replays a stored session's updates (no turn summaries).
-    pub fn replay(&mut self, updates: Vec<Update>) {
-        for update in updates {
-            if let Update::UserMessageChunk { content } = &update {
-                if self.title.is_none() {
-                    self.title = Some(title_of(&content.text));
-                }
-                self.push_text(TextKind::Prompt, content.text.clone());
-                continue;
-            }
-            self.apply_update(update);
-        }
-        self.close_open();
-        self.set_title();
-    }
-
-    /// A `● Topic: body` notice.
-    pub fn notice(&mut self, text: &str) {
-        self.push_text(TextKind::Notice, text.to_owned());
-    }
-
-    pub fn warning(&mut self, text: &str) {
-        self.push_text(TextKind::Warning, text.to_owned());
-    }
-
-    pub(crate) fn push_text(&mut self, kind: TextKind, text: String) {
-        self.close_open();
-        let block = Block::text(kind, text);
-        self.pending.extend(block.rows(self.width));
-        self.pending.push(StyledLine::new());
-        self.blocks.push(block);
-    }
-
-    /// Closes the open block: its remaining rows become final.
-    pub(crate) fn close_open(&mut self) {
-        let Some(mut block) = self.open.take() else {
-            return;
-        };
-        match &mut block {
-            Block::Assistant(stream) => {
-                stream.finish();
-                let rows = stream.committed();
-                self.pending
-                    .extend(rows.iter().skip(self.open_taken).cloned());
-            }
-            other => self.pending.extend(other.rows(self.width)),
-        }
-        self.pending.push(StyledLine::new());
-        self.blocks.push(block);
-        self.open_taken = 0;
-    }
-
-    /// An update of turn `turn` (others are ignored: a turn abandoned by `/new`).
-    pub fn on_update(&mut self, turn: u32, update: Update) {
-        if self.turn.as_ref().map(|t| t.id) != Some(turn) {
-            return;
-        }
-        self.apply_update(update);
-    }
-
-    /// Streamed answer text of turn `turn`.
-    pub fn on_text(&mut self, turn: u32, text: &str) {
-        if self.turn.as_ref().map(|t| t.id) != Some(turn) {
-            return;
-        }
-        self.push_assistant(text);
-    }
-
-    fn push_assistant(&mut self, text: &str) {
-        if !matches!(self.open, Some(Block::Assistant(_))) {
-            self.close_open();
-            self.open = Some(Block::assistant(self.width));
-        }
-        if let Some(Block::Assistant(stream)) = &mut self.open {
-            stream.push(text);
-        }
-        if let Some(turn) = &mut self.turn {
-            turn.chars_out = turn.chars_out.saturating_add(text.len() as u64);
-            turn.retry = None;
-        }
-    }
-
-    fn apply_update(&mut self, update: Update) {
-        if let Some(turn) = &mut self.turn {
-            // Output arrived: any retry is over.
-            turn.retry = None;
-        }
-        match update {
-            Update::AgentMessageChunk { content } => self.push_assistant(&content.text),
-            // Reasoning stays folded away: the activity row says the model is thinking.
-            Update::AgentThoughtChunk { .. } => {}
-            Update::UserMessageChunk { content } => {
-                self.push_text(TextKind::Prompt, content.text);
-            }
-            Update::ToolCall {
-                tool_call_id,
-                title,
-                ..
-            } => {
-                if !matches!(self.open, Some(Block::Tools(_))) {
-                    self.close_open();
-                    self.open = Some(Block::Tools(Vec::new()));
-                }
-                if let Some(Block::Tools(calls)) = &mut self.open {
-                    calls.push(ToolCall {
-                        id: tool_call_id,
-                        command: title,
-                        state: CallState::Pending,
-                        output: String::new(),
-                    });
-                }
-            }
-            Update::ToolCallUpdate {
-                tool_call_id,
-                status,
-                content,
-                raw_output,
-            } => {
-                let Some(Block::Tools(calls)) = &mut self.open else {
-                    return;
-                };
-                let Some(call) = calls.iter_mut().find(|c| c.id == tool_call_id) else {
-                    return;
-                };
-                let text: String = content.iter().map(|c| c.content.text.as_str()).collect();
-                call.state = match status {
-                    ToolStatus::Pending => CallState::Pending,
-                    ToolStatus::InProgress => CallState::Running,
-                    ToolStatus::Completed | ToolStatus::Failed => CallState::finished(
-                        status == ToolStatus::Completed,
-                        &text,
-                        raw_output.as_ref(),
-                    ),
-                };
-                if !text.is_empty() {
-                    call.output = text;
-                }
-            }
-        }
     }
 
     /// Takes what the driver must do.

@@ -1,9 +1,10 @@
 //! The turn lifecycle: starting a prompt (or queueing it), approvals, retries, the end of a
 //! turn with its summary, and session switches.
 
-use super::transcript::{self, Block, CallState, TextKind};
+use super::transcript::{self, TextKind};
 use super::{title_of, App, Approval, Effect, TurnOutcome};
-use crate::agent::acp::{StopReason, Update};
+use crate::agent::acp::StopReason;
+use crate::agent::replay::Replayed;
 
 /// The turn in progress.
 #[derive(Debug, Clone)]
@@ -133,28 +134,13 @@ impl App {
         if self.approval.is_some() {
             self.close_approval();
         }
-        // Commands the turn left unfinished were stopped with it: cancelled, or failed with
-        // the turn.
-        let stopped = if active.cancelling || outcome == TurnOutcome::Ended(StopReason::Cancelled) {
-            CallState::Cancelled
-        } else {
-            CallState::Failed { exit_code: None }
-        };
-        if let Some(Block::Tools(calls)) = &mut self.open {
-            for call in calls.iter_mut().filter(|c| !c.is_done()) {
-                call.state = stopped.clone();
-            }
-        }
-        self.close_open();
         self.turn = None;
         match outcome {
-            TurnOutcome::Ended(StopReason::Cancelled) => self.notice("System: cancelled"),
-            TurnOutcome::Failed(message) if active.cancelling => {
-                let _ = message;
-                self.notice("System: cancelled");
-            }
-            TurnOutcome::Failed(message) => self.warning(&message),
+            TurnOutcome::Ended(StopReason::Cancelled) => self.show_stopped(None),
+            TurnOutcome::Failed(_) if active.cancelling => self.show_stopped(None),
+            TurnOutcome::Failed(message) => self.show_stopped(Some(message)),
             TurnOutcome::Ended(reason) => {
+                self.close_open();
                 if reason == StopReason::MaxOutputTokens {
                     self.notice("System: the reply reached the output token limit");
                 }
@@ -218,7 +204,7 @@ impl App {
         &mut self,
         session_id: &str,
         title: Option<&str>,
-        updates: Vec<Update>,
+        updates: Vec<Replayed>,
     ) {
         self.session_id = session_id.to_owned();
         self.title = title.map(title_of);

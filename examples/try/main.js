@@ -345,10 +345,13 @@ function saveBlob(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** `/export` in the terminal: the native session files, offered as one zip. */
+/** The native session files (Download, or `/export` in the terminal), offered as one zip. */
 function downloadFiles(files) {
   const id = runtime?.sessionId ?? 'session';
   saveBlob(zip(Object.fromEntries(Object.entries(files).map(([path, data]) => [`${id}/${path}`, data]))), `${id}.zip`);
+  toast(
+    `Downloaded ${id}.zip, a native fx session. To go on in the fx CLI, unzip it in ~/.fx/sessions/ (it makes ~/.fx/sessions/${id}/; fx wants that folder private: chmod -R go= it), then run fx --resume ${id}.`,
+  );
 }
 
 async function downloadSession() {
@@ -357,7 +360,6 @@ async function downloadSession() {
   const record = await sessionStore.load(id);
   if (!record) throw new Error('This session has not been saved yet: send a prompt first.');
   downloadFiles(await exportNativeSession(record.bytes));
-  toast('Downloaded a native fx session folder (zip). Unzip it into the fx CLI’s sessions folder to resume it there.');
 }
 
 /** Drops a folder prefix every path shares (`<id>/events.jsonl` → `events.jsonl`) and OS litter. */

@@ -20,7 +20,7 @@ import { createServer } from 'node:http';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { DEMO_MODEL_ID, demoCatalog, demoEvents } from './demo-model.mjs';
+import { DEMO_MODEL_ID, demoCatalog, demoClient, demoEvents } from './demo-model.mjs';
 import { checkUpstream, proxyRequest } from './proxy.mjs';
 import { MIME, sendJson, sendText, serveStatic } from './static.mjs';
 
@@ -46,6 +46,7 @@ const MOUNTS = [
 const BROWSER_PACKAGES = [
   '@xterm/xterm',
   '@xterm/addon-fit',
+  '@xterm/addon-webgl',
   'just-bash',
   'diff',
   'minimatch',
@@ -149,7 +150,11 @@ async function streamDemo(req, res, body, delayMs) {
     return sendError(res, 400, 'invalid_request_error', 'the request body needs a "prompt" array');
   }
   const requested = req.headers['ai-language-model-id'];
-  const events = demoEvents(parsed, typeof requested === 'string' && requested ? requested : DEMO_MODEL_ID);
+  const events = demoEvents(
+    parsed,
+    typeof requested === 'string' && requested ? requested : DEMO_MODEL_ID,
+    demoClient(req.headers.referer),
+  );
   let closed = false;
   res.on('close', () => {
     closed = true;

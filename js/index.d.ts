@@ -40,7 +40,12 @@ export interface SessionPreferences {
   provider: 'gateway' | 'codex' | 'grok';
 }
 
-/** The session's usage snapshot (billing view; may lag the token totals while billing is pending). */
+/**
+ * The session's usage snapshot (billing view; may lag the token totals while billing is
+ * pending). `incomplete` also for a session whose snapshot never recorded a generation while it
+ * has turns (fx-wasm records the turns' token totals, not their cost): then the token counts are
+ * the turns' totals and `totalCost` is 0, unknown rather than free.
+ */
 export interface SessionUsage {
   billing: 'complete' | 'pending' | 'incomplete' | 'legacy';
   inputTokens: number;

@@ -49,3 +49,21 @@ test('a cancelled command and a failed turn replay with their call and their rea
   );
   await agent.close();
 });
+
+test('readSession().usage of a session with turns is not "complete" with 0 tokens', async () => {
+  const { readSession } = await import('../../pkg/index.js');
+  const { textEvents } = await import('./agent-support.mjs');
+  const sessionStore = memorySessionStore();
+  const agent = await createFxAgent({ fetch: fakeFetch([{ events: textEvents('hi') }, { events: textEvents('again') }]).fetch, env, sessionStore });
+  const session = await agent.createSession();
+  const fresh = await readSession((await sessionStore.load(session.id)).bytes);
+  assert.deepEqual([fresh.usage.billing, fresh.usage.inputTokens], ['complete', 0], 'nothing happened yet');
+  const first = await session.prompt('one').result;
+  const second = await session.prompt('two').result;
+  const { usage } = await readSession((await sessionStore.load(session.id)).bytes);
+  assert.equal(usage.billing, 'incomplete', 'the cost is not known');
+  assert.equal(usage.inputTokens, first.usage.inputTokens + second.usage.inputTokens);
+  assert.equal(usage.outputTokens, first.usage.outputTokens + second.usage.outputTokens);
+  assert.ok(usage.inputTokens > 0);
+  await agent.close();
+});

@@ -201,6 +201,29 @@ fn denied_expired_and_slow_down_are_explained() {
         assert!(t.screen().contains("auth=AI_GATEWAY_API_KEY"));
     }
 
+    // With no credential at all there is none to keep: it is not mentioned.
+    for outcome in ["deny", "expire"] {
+        let (_host, fake, mut t) = setup(None);
+        {
+            let mut state = fake.state.borrow_mut();
+            state.pending = 0;
+            state.outcome = outcome;
+        }
+        t.type_str("/login\r");
+        t.advance(1000);
+        let all = flat(&mut t);
+        assert!(!all.contains("credential"), "{outcome}: {all}");
+        assert!(
+            all.contains("Run /login to try again") || all.contains("run /login for a fresh code"),
+            "{outcome}: {all}"
+        );
+        t.type_str("/login\r\u{1b}");
+        t.advance(100);
+        let all = flat(&mut t);
+        assert!(all.contains("sign-in cancelled"), "{all}");
+        assert!(!all.contains("credential is unchanged"), "{all}");
+    }
+
     let (_host, fake, mut t) = setup(None);
     fake.state.borrow_mut().slow_down = 1;
     t.type_str("/login\r");

@@ -237,6 +237,20 @@ function openUrl(url) {
   return true;
 }
 
+/**
+ * The page's fetch for fx: the browser's, watching for the AI Gateway refusing a pasted key
+ * (HTTP 401 to a model request), which only "Forget key" and another key can fix.
+ */
+async function fetchForFx(input, init) {
+  const response = await fetch(input, init);
+  const chat = state.status?.chatPath ?? '/v3/ai/language-model';
+  if (response.status === 401 && state.key && new URL(String(input), location.href).pathname === chat) {
+    $('forget-key').dataset.attention = 'true';
+    toast('The AI Gateway refused your key (HTTP 401). Press “Forget key” and paste a valid one, or sign in with Vercel instead.', 'error');
+  }
+  return response;
+}
+
 function envFor(demo) {
   const env = {
     FX_GATEWAY_CHAT_URL: `${location.origin}${state.status?.chatPath ?? '/v3/ai/language-model'}`,
@@ -292,6 +306,7 @@ async function start(resume) {
     terminal: xtermAdapter(term),
     args: resume ? ['--resume', resume] : [],
     env: envFor(demo),
+    fetch: fetchForFx,
     workspace,
     sessionStore,
     configStore: configStoreFor(demo, state.status?.demoModel ?? 'fx-demo/scripted'),
@@ -485,6 +500,7 @@ $('key-dialog').addEventListener(
     $('key-input').value = '';
     if ($('key-dialog').returnValue !== 'use' || value === '') return term.focus();
     state.key = value;
+    delete $('forget-key').dataset.attention;
     sessionStorage.setItem(KEY_ITEM, value);
     await restart();
     toast('Key saved for this tab. fx now talks to the AI Gateway with it.');
@@ -496,6 +512,7 @@ $('forget-key').addEventListener(
   guard(async () => {
     state.key = null;
     sessionStorage.removeItem(KEY_ITEM);
+    delete $('forget-key').dataset.attention;
     await restart();
     toast('Key forgotten.');
   }),

@@ -154,3 +154,27 @@ test('a pasted key stays in the tab, is sent as the bearer, and "Forget key" dro
   assert.ok(seen.length > 0 && seen.every((auth) => auth === null), JSON.stringify(seen));
   assert.deepEqual(t.errors, []);
 });
+
+test('a pasted key the AI Gateway refuses (HTTP 401) points to "Forget key"', async () => {
+  const chat = new URL('v3/ai/language-model', t.url).href;
+  await page.click('#paste-key');
+  await page.fill('#key-input', 'vck_revoked-key');
+  await page.click('#key-use');
+  await page.waitForFunction(() => document.getElementById('way-in').dataset.state === 'key');
+  await page.waitForFunction(() => window.__fxTry.runtime?.sessionId);
+  await page.evaluate(() => window.__fxTry.ready);
+  // The gateway refuses this key.
+  await page.route(chat, (route) =>
+    route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Invalid API key' } }) }),
+  );
+  await type(page, 'hello\r');
+  await waitForScreen(page, 'HTTP 401');
+  await page.waitForFunction(() => document.getElementById('toast').dataset.tone === 'error');
+  assert.match(await page.textContent('#toast'), /refused your key \(HTTP 401\)\. Press “Forget key”/);
+  assert.equal(await page.getAttribute('#forget-key', 'data-attention'), 'true');
+  await screenshot(page, 'try-key-refused.png');
+  await page.unroute(chat);
+  await page.click('#forget-key');
+  await page.waitForFunction(() => document.getElementById('way-in').dataset.state === 'none');
+  assert.equal(await page.getAttribute('#forget-key', 'data-attention'), null);
+});

@@ -195,7 +195,12 @@ impl App {
             return;
         };
         self.effects.push(Effect::CancelLogin { id: flow.id });
-        self.notice("Auth: sign-in cancelled; the current credential is unchanged");
+        let kept = if self.caps.credential {
+            "; the current credential is unchanged"
+        } else {
+            ""
+        };
+        self.notice(&format!("Auth: sign-in cancelled{kept}"));
     }
 
     /// The credential as the agent now holds it; `usable` is false when a request would be

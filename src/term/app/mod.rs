@@ -213,6 +213,8 @@ pub struct App {
     pub(crate) overlay: Option<Overlay>,
     pub(crate) alt_drawn: bool,
     pub(crate) alt_dirty: bool,
+    /// A resize asks for the screen to be drawn again at the new width.
+    pub(crate) repaint_screen: bool,
     pub(crate) approval: Option<Approval>,
     pub(crate) exit_code: Option<i32>,
     pub(crate) started: bool,
@@ -267,6 +269,7 @@ impl App {
             overlay: None,
             alt_drawn: false,
             alt_dirty: false,
+            repaint_screen: false,
             approval: None,
             exit_code: None,
             started: false,
@@ -409,7 +412,9 @@ impl App {
         self.out.push_str(&format!("\u{1b}]2;{text}\u{7}"));
     }
 
-    /// Applies a new size: the live region and the open block are re-wrapped.
+    /// Applies a new size: the screen is drawn again at the new width (the transcript rows
+    /// that fit above the live region, re-wrapped; the terminal's own reflow cuts words), while
+    /// the rows already in scrollback stay as they are.
     pub fn resize(&mut self, width: u16, height: u16) {
         let width = usize::from(width.max(10));
         let height = usize::from(height.max(4));
@@ -424,6 +429,32 @@ impl App {
         }
         self.frame.invalidate();
         self.alt_dirty = true;
+        self.repaint_screen = self.started;
+    }
+
+    /// The last `room` transcript rows at the current width (closed blocks, each followed by a
+    /// blank row, then the open reply's final rows), re-laying out the replies they come from.
+    fn screen_tail(&mut self, room: usize) -> Vec<StyledLine> {
+        let width = self.width;
+        let mut rows: Vec<StyledLine> = Vec::new();
+        if let Some(Block::Assistant(stream)) = &self.open {
+            rows.extend(stream.committed().iter().rev().cloned());
+        }
+        for block in self.blocks.iter_mut().rev() {
+            if rows.len() >= room {
+                break;
+            }
+            if let Block::Assistant(stream) = block {
+                if stream.options().width != width.max(4) {
+                    stream.set_width(width.max(4));
+                }
+            }
+            rows.push(StyledLine::new());
+            rows.extend(block.rows(width).into_iter().rev());
+        }
+        rows.truncate(room);
+        rows.reverse();
+        rows
     }
 
     /// Switches the palette; a change repaints everything (scrollback is cleared and the
@@ -465,6 +496,18 @@ impl App {
             out.push_str("\u{1b}[?1049l");
             self.alt_drawn = false;
             self.frame.invalidate();
+        }
+        if std::mem::take(&mut self.repaint_screen) && self.exit_code.is_none() {
+            // After a resize: home, erase the screen (not the scrollback), and print the rows
+            // that fit above the live region again at the new width.
+            out.push_str("\u{1b}[H\u{1b}[2J");
+            self.frame.reset();
+            let (live, _) = self.live_rows();
+            let room = self.height.saturating_sub(live.len());
+            self.pending = self.screen_tail(room);
+            if let Some(Block::Assistant(stream)) = &self.open {
+                self.open_taken = stream.committed().len();
+            }
         }
         if let Some(Block::Assistant(stream)) = &self.open {
             let committed = stream.committed();

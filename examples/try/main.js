@@ -5,6 +5,7 @@
 // forwards them to the AI Gateway, otherwise a scripted demo model answers.
 
 import { FitAddon } from '@xterm/addon-fit';
+import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 
 import {
@@ -133,6 +134,7 @@ function renderHeader() {
         ? 'No credential yet: a scripted demo model answers, served by the local dev gateway'
         : 'Requests go through the local dev gateway to the Vercel AI Gateway';
   $('way-in').dataset.state = wayIn();
+  $('more-menu').dataset.state = wayIn();
   for (const input of document.querySelectorAll('input[name="permission"]')) {
     input.checked = input.value === state.mode;
   }
@@ -166,12 +168,21 @@ function guard(task) {
 
 // ---- the terminal ----
 
+// How the terminal draws its text (tests/browser/try-glyphs.test.mjs measures both at device
+// pixel ratio 1 and 2). With WebGL, xterm.js draws box-drawing and block characters itself
+// (customGlyphs), so they join at any row height, and rows a little taller than the font keep
+// every underscore visible. The DOM renderer (no WebGL) draws them from the font instead: rows
+// exactly as tall as the font keep them joined, and Liberation Mono is a Debian font whose
+// underscore stays inside such a row (DejaVu Sans Mono's is cut off).
+const FONTS = '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
+const DOM_FONTS = '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
+const WEBGL_LINE_HEIGHT = 1.15;
+
 const term = new Terminal({
-  fontFamily: '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+  fontFamily: DOM_FONTS,
   fontSize: 13.5,
-  // 1.0: box-drawing characters (tables, code blocks) join up; the DOM renderer draws them from
-  // the font, so any taller row leaves gaps between their strokes.
   lineHeight: 1.0,
+  customGlyphs: true,
   cursorBlink: true,
   scrollback: 5000,
   allowProposedApi: false,
@@ -203,6 +214,30 @@ const term = new Terminal({
 const fitAddon = new FitAddon();
 term.loadAddon(fitAddon);
 term.open($('terminal'));
+
+/** The renderer in use: `webgl`, or `dom` when WebGL is unavailable or its context was lost. */
+let renderer = 'dom';
+function useDomRenderer() {
+  renderer = 'dom';
+  term.options.lineHeight = 1.0;
+  term.options.fontFamily = DOM_FONTS;
+}
+try {
+  // `?renderer=dom` keeps the DOM renderer (for a browser whose WebGL misbehaves, and tests).
+  if (new URLSearchParams(location.search).get('renderer') === 'dom') throw new Error('the DOM renderer was asked for');
+  const webgl = new WebglAddon();
+  webgl.onContextLoss(() => {
+    webgl.dispose();
+    useDomRenderer();
+    fitNow();
+  });
+  term.loadAddon(webgl);
+  renderer = 'webgl';
+  term.options.fontFamily = FONTS;
+  term.options.lineHeight = WEBGL_LINE_HEIGHT;
+} catch {
+  useDomRenderer();
+}
 
 function fitNow() {
   try {
@@ -445,6 +480,14 @@ for (const input of document.querySelectorAll('input[name="permission"]')) {
 }
 
 $('download').addEventListener('click', guard(downloadSession));
+// The More menu's entries do what the header's own buttons do.
+const FORWARD = { 'import-zip': 'import-zip-input', 'import-folder': 'import-folder-input' };
+for (const item of document.querySelectorAll('#more-menu [data-forward]')) {
+  item.addEventListener('click', () => {
+    $('more-menu').hidePopover();
+    $(FORWARD[item.dataset.forward] ?? item.dataset.forward).click();
+  });
+}
 $('import-zip').addEventListener('click', () => {
   $('import-menu').hidePopover();
   $('import-zip-input').click();
@@ -469,13 +512,19 @@ $('import-folder-input').addEventListener(
     if (files.length > 0) await importFolder(files);
   }),
 );
-$('import-menu').addEventListener('toggle', (e) => {
-  if (e.newState !== 'open') return;
-  const anchor = $('import').getBoundingClientRect();
-  const menu = $('import-menu');
-  menu.style.top = `${anchor.bottom + 6}px`;
-  menu.style.left = `${Math.max(8, anchor.right - menu.offsetWidth)}px`;
-});
+// The popover menus open under their button, right-aligned to it, inside the window.
+for (const [button, menu] of [
+  ['import', 'import-menu'],
+  ['more', 'more-menu'],
+]) {
+  $(menu).addEventListener('toggle', (e) => {
+    if (e.newState !== 'open') return;
+    const anchor = $(button).getBoundingClientRect();
+    const el = $(menu);
+    el.style.top = `${anchor.bottom + 6}px`;
+    el.style.left = `${Math.max(8, Math.min(anchor.right - el.offsetWidth, innerWidth - el.offsetWidth - 8))}px`;
+  });
+}
 
 $('sign-in').addEventListener('click', () => {
   if (!runtime) return toast('fx is still starting; try again in a moment.');
@@ -544,6 +593,9 @@ async function boot() {
 /** For tests and the curious: the live objects and the screen as text. */
 window.__fxTry = {
   term,
+  get renderer() {
+    return renderer;
+  },
   fitAddon,
   workspace,
   sessionStore,

@@ -366,8 +366,12 @@ pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine
             if lines.len() > shown {
                 let mut line = StyledLine::new();
                 line.push(rail, Style::plain().fg(Tone::Secondary));
+                let more = lines.len() - shown;
                 line.push(
-                    &format!("… {} more lines (ctrl+o to review)", lines.len() - shown),
+                    &format!(
+                        "… {more} more line{} (ctrl+o to review)",
+                        if more == 1 { "" } else { "s" }
+                    ),
                     Style::plain().fg(Tone::Secondary).italic(),
                 );
                 out.push(line);

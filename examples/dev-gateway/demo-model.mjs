@@ -43,6 +43,7 @@ const CLOSINGS = {
     '*This reply was scripted. For a real model, start the dev gateway with `AI_GATEWAY_API_KEY` set (it forwards requests to the AI Gateway), then Connect again.*',
   script:
     '*This reply was scripted. Set `AI_GATEWAY_API_KEY` (or point `FX_GATEWAY_CHAT_URL` at a gateway that has a key) to talk to a real model.*',
+  forced: '*This reply was scripted: this server runs with `--demo`, so every reply is, whatever the credential.*',
 };
 
 /** Which client asked, from the page that sent the request (none: a script, e.g. Node). */

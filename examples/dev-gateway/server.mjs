@@ -139,7 +139,7 @@ function loopbackOrigin(req) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Streams one scripted demo step as SSE, a small delay between events. */
-async function streamDemo(req, res, body, delayMs) {
+async function streamDemo(req, res, body, delayMs, forced) {
   let parsed;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -153,7 +153,8 @@ async function streamDemo(req, res, body, delayMs) {
   const events = demoEvents(
     parsed,
     typeof requested === 'string' && requested ? requested : DEMO_MODEL_ID,
-    demoClient(req.headers.referer),
+    // A server run with --demo answers every request so: no credential would change that.
+    forced ? 'forced' : demoClient(req.headers.referer),
   );
   let closed = false;
   res.on('close', () => {
@@ -269,7 +270,7 @@ export async function startDevGateway({
       const body = await readBody(req);
       const authorization = credentialFor(req);
       if (authorization) return proxyRequest(req, res, { upstream: base, authorization, path: CHAT_PATH, body, fetchImpl });
-      return streamDemo(req, res, body, demoDelayMs);
+      return streamDemo(req, res, body, demoDelayMs, demo);
     }
     if (path === CATALOG_PATH) {
       if (req.method !== 'GET') return sendError(res, 405, 'invalid_request_error', `${CATALOG_PATH} takes GET`);

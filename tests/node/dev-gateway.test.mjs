@@ -245,20 +245,11 @@ describe('demo mode', () => {
     assert.match(summary, /scripted/);
   });
 
-  test('a scripted reply names only the controls of the client that asked', async () => {
-    const closing = async (headers, tools) => {
-      const events = parseSse((await post(gateway.url, chatRequest([user('hello')], tools), headers)).text);
-      return events.filter((e) => e.type === 'text-delta').map((e) => e.delta).join('');
-    };
-    const page = await closing({ referer: `${gateway.url}` }, []);
-    assert.match(page, /Sign in with Vercel or paste an AI Gateway key/);
-    const agent = await closing({ referer: new URL('examples/agent/', gateway.url).href }, []);
-    assert.doesNotMatch(agent, /Sign in|paste/);
-    assert.match(agent, /start the dev gateway with `AI_GATEWAY_API_KEY`/);
-    assert.match(agent, /No workspace was given/);
-    const script = await closing({}, []);
-    assert.doesNotMatch(script, /Sign in|paste|page/);
-    assert.match(script, /Set `AI_GATEWAY_API_KEY`/);
+  test('with --demo the reply says every reply is scripted, whatever the credential', async () => {
+    const events = parseSse((await post(gateway.url, chatRequest([user('hello')], []), { referer: gateway.url })).text);
+    const text = events.filter((e) => e.type === 'text-delta').map((e) => e.delta).join('');
+    assert.match(text, /this server runs with `--demo`/);
+    assert.doesNotMatch(text, /Sign in|paste/);
   });
 
   test('a long output is summarised in 20 lines, and the summary says so', async () => {
@@ -509,6 +500,23 @@ describe('passthrough mode (no server key): visitors bring their own credential'
       demoDelayMs: 0,
     });
   });
+
+  test('a scripted reply names only the controls of the client that asked', async () => {
+    const closing = async (headers, tools) => {
+      const events = parseSse((await post(gateway.url, chatRequest([user('hello')], tools), headers)).text);
+      return events.filter((e) => e.type === 'text-delta').map((e) => e.delta).join('');
+    };
+    const page = await closing({ referer: `${gateway.url}` }, []);
+    assert.match(page, /Sign in with Vercel or paste an AI Gateway key/);
+    const agent = await closing({ referer: new URL('examples/agent/', gateway.url).href }, []);
+    assert.doesNotMatch(agent, /Sign in|paste/);
+    assert.match(agent, /start the dev gateway with `AI_GATEWAY_API_KEY`/);
+    assert.match(agent, /No workspace was given/);
+    const script = await closing({}, []);
+    assert.doesNotMatch(script, /Sign in|paste|page/);
+    assert.match(script, /Set `AI_GATEWAY_API_KEY`/);
+  });
+
   after(async () => {
     await gateway?.close();
     await upstream?.close();

@@ -172,15 +172,18 @@ function guard(task) {
 // pixel ratio 1 and 2). With WebGL, xterm.js draws box-drawing and block characters itself
 // (customGlyphs), so they join at any row height, and rows a little taller than the font keep
 // every underscore visible. The DOM renderer (no WebGL) draws them from the font instead: rows
-// exactly as tall as the font keep them joined, and Liberation Mono is a Debian font whose
-// underscore stays inside such a row (DejaVu Sans Mono's is cut off).
+// exactly as tall as the font keep them joined, and Liberation Mono at 13 px is a Debian font
+// whose underscore stays inside such a row and whose strokes meet at DPR 1 and 2 alike
+// (DejaVu Sans Mono's underscore is cut off at DPR 1; at 13.5 px the strokes part at DPR 2).
 const FONTS = '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
 const DOM_FONTS = '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
 const WEBGL_LINE_HEIGHT = 1.15;
+const FONT_SIZE = 13.5;
+const DOM_FONT_SIZE = 13;
 
 const term = new Terminal({
   fontFamily: DOM_FONTS,
-  fontSize: 13.5,
+  fontSize: DOM_FONT_SIZE,
   lineHeight: 1.0,
   customGlyphs: true,
   cursorBlink: true,
@@ -221,6 +224,7 @@ function useDomRenderer() {
   renderer = 'dom';
   term.options.lineHeight = 1.0;
   term.options.fontFamily = DOM_FONTS;
+  term.options.fontSize = DOM_FONT_SIZE;
 }
 try {
   // `?renderer=dom` keeps the DOM renderer (for a browser whose WebGL misbehaves, and tests).
@@ -234,6 +238,7 @@ try {
   term.loadAddon(webgl);
   renderer = 'webgl';
   term.options.fontFamily = FONTS;
+  term.options.fontSize = FONT_SIZE;
   term.options.lineHeight = WEBGL_LINE_HEIGHT;
 } catch {
   useDomRenderer();

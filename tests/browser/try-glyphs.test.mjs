@@ -1,9 +1,9 @@
 // What the try page's terminal draws, measured in its pixels (Chromium, real xterm.js, Debian's
 // fonts), at device pixel ratio 1 and 2 (a real ratio from --force-device-scale-factor, not
 // emulation): underscores are visible (`snake_case_name`, not "snake case name") and the box
-// around a code block is joined (its vertical strokes run unbroken from row to row). The WebGL
-// renderer at both ratios; the DOM renderer (the fallback without WebGL) at ratio 1.
-// Screenshots: screenshots/try-glyphs-dpr1.png, -dpr2.png and -dpr1-dom.png.
+// around a code block is joined (its vertical strokes run unbroken from row to row), with the
+// WebGL renderer and with the DOM renderer (the fallback without WebGL), each at both ratios.
+// Screenshots: screenshots/try-glyphs-dpr{1,2}.png and -dpr{1,2}-dom.png.
 
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -80,12 +80,17 @@ function measure(page, png, geometry) {
       }
       const from = cellBox(g.top, g.left).y + cellBox(g.top, g.left).h / 2 + 2 * scale;
       const to = cellBox(g.bottom, g.left).y + cellBox(g.bottom, g.left).h / 2 - 2 * scale;
+      // A gap: the stroke falls back most of the way to the background.
+      const background = lum(first.x + first.w / 2 + 2 * scale, first.y + 1);
+      const floor = background + (best - background) * 0.3;
       const gaps = [];
+      let weakest = best;
       for (let y = Math.ceil(from); y < to; y += 1) {
         const v = Math.max(lum(strokeX - 1, y), lum(strokeX, y), lum(strokeX + 1, y));
-        if (v < 40) gaps.push(Math.round(y));
+        weakest = Math.min(weakest, v);
+        if (v < floor) gaps.push(Math.round(y));
       }
-      return { ink, gaps, strokeLum: best, scale };
+      return { ink, gaps, strokeLum: best, background, weakest, scale };
     },
     { base64: png.toString('base64'), g: geometry },
   );
@@ -95,6 +100,7 @@ for (const [dpr, renderer] of [
   [1, 'webgl'],
   [2, 'webgl'],
   [1, 'dom'],
+  [2, 'dom'],
 ]) {
   describe(`device pixel ratio ${dpr}, ${renderer} renderer`, () => {
     let t;
@@ -124,7 +130,8 @@ for (const [dpr, renderer] of [
       await screenshot(page, `try-glyphs-dpr${dpr}${renderer === 'dom' ? '-dom' : ''}.png`);
       const m = await measure(page, png, g);
       assert.ok(m.ink.every((lit) => lit > 0), `every underscore has ink: ${JSON.stringify(m.ink)}`);
-      assert.deepEqual(m.gaps, [], `the box's stroke has no gaps (stroke ${m.strokeLum.toFixed(0)})`);
+      assert.ok(m.strokeLum - m.background > 25, `the stroke is found (${m.strokeLum.toFixed(0)} on ${m.background.toFixed(0)})`);
+      assert.deepEqual(m.gaps, [], `the box's stroke has no gaps (stroke ${m.strokeLum.toFixed(0)}, weakest ${m.weakest.toFixed(0)}, background ${m.background.toFixed(0)})`);
       assert.deepEqual(t.errors, []);
     });
   });

@@ -17,7 +17,7 @@ mod term_env;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use fake_host::{text_reply, tool_reply, FakeHost, Reply};
+use fake_host::{text_reply, tool_reply, user_texts, FakeHost, Reply};
 use term_env::{Options, Term};
 
 fn term(host: &FakeHost) -> Term {
@@ -27,16 +27,6 @@ fn term(host: &FakeHost) -> Term {
 fn chunks4(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(4).map(|c| c.iter().collect()).collect()
-}
-
-fn user_texts(request: &serde_json::Value) -> Vec<String> {
-    request["prompt"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_owned())
-        .collect()
 }
 
 #[test]

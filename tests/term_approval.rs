@@ -14,7 +14,7 @@ mod fake_host;
 #[path = "support/term_env.rs"]
 mod term_env;
 
-use fake_host::{text_reply, tool_reply, FakeHost};
+use fake_host::{text_reply, tool_reply, user_texts, FakeHost};
 use term_env::{Options, Term};
 
 fn approval_term(host: &FakeHost) -> Term {
@@ -34,17 +34,6 @@ fn approval_term(host: &FakeHost) -> Term {
     assert!(screen.contains("$ rm -rf build"), "{screen}");
     assert!(screen.contains("Waiting for approval"), "{screen}");
     t
-}
-
-/// The user messages of a chat request body, in order.
-fn user_texts(request: &serde_json::Value) -> Vec<String> {
-    request["prompt"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_owned())
-        .collect()
 }
 
 #[test]

@@ -6,18 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { createFxAgent, memoryConfigStore } from '../../pkg/index.js';
-import { CATALOG, env, fakeFetch } from './agent-support.mjs';
+import { env, fakeFetch, WIDE_CATALOG } from './agent-support.mjs';
 
-const WIDE_CATALOG = {
-  object: 'list',
-  data: [
-    ...CATALOG.data,
-    { id: 'openai/gpt-5', type: 'language', released: 3, tags: ['tool-use'] },
-    { id: 'openai/gpt-5-mini', type: 'language', released: 3, tags: ['tool-use'] },
-    { id: 'openai/gpt-4.1', type: 'language', released: 2, tags: ['tool-use'] },
-    { id: 'anthropic/claude-sonnet-4.5', type: 'language', released: 3, tags: ['tool-use'] },
-  ],
-};
 
 async function open(catalog = WIDE_CATALOG) {
   const events = [];

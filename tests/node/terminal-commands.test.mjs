@@ -6,18 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { memoryConfigStore } from '../../pkg/index.js';
-import { CATALOG, env, fakeFetch, textEvents } from './agent-support.mjs';
+import { env, fakeFetch, textEvents, WIDE_CATALOG } from './agent-support.mjs';
 import { contains, flushed, screen, startTerminal, until } from './terminal-support.mjs';
 
-const WIDE_CATALOG = {
-  object: 'list',
-  data: [
-    ...CATALOG.data,
-    { id: 'openai/gpt-5', type: 'language', released: 3, tags: ['tool-use'] },
-    { id: 'openai/gpt-5-mini', type: 'language', released: 3, tags: ['tool-use'] },
-    { id: 'anthropic/claude-sonnet-4.5', type: 'language', released: 3, tags: ['tool-use'] },
-  ],
-};
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const catalogRequests = (net) => net.calls.filter((c) => c.method === 'GET');

@@ -47,6 +47,20 @@ pub fn sse(events: &[&str]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The text of each user message of a chat request body, in order.
+pub fn user_texts(request: &serde_json::Value) -> Vec<String> {
+    request["prompt"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == "user")
+                .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub fn text_reply(parts: &[&str]) -> Reply {
     let mut events: Vec<String> = parts
         .iter()

@@ -56,7 +56,12 @@ export interface SessionPreferences {
   provider: 'gateway' | 'codex' | 'grok';
 }
 
-/** The session's usage snapshot (billing view; may lag the token totals while billing is pending). */
+/**
+ * The session's usage snapshot (billing view; may lag the token totals while billing is
+ * pending). `incomplete` also for a session whose snapshot never recorded a generation while it
+ * has turns (fx-wasm records the turns' token totals, not their cost): then the token counts are
+ * the turns' totals and `totalCost` is 0, unknown rather than free.
+ */
 export interface SessionUsage {
   billing: 'complete' | 'pending' | 'incomplete' | 'legacy';
   inputTokens: number;
@@ -478,6 +483,12 @@ export interface AgentMessageChunk {
   content: TextContent;
 }
 
+/** The model's reasoning as the gateway streams it; not stored, so never in `session.history`. */
+export interface AgentThoughtChunk {
+  sessionUpdate: 'agent_thought_chunk';
+  content: TextContent;
+}
+
 /** A user message; only in `session.history`. */
 export interface UserMessageChunk {
   sessionUpdate: 'user_message_chunk';
@@ -507,7 +518,7 @@ export interface ToolCallProgress {
 }
 
 /** An ACP `session/update` as a turn yields it. */
-export type SessionUpdate = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
+export type SessionUpdate = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
 
 /** fx's stop reasons (they differ from the ACP spec's names). */
 export type StopReason = 'end_turn' | 'max_output_tokens' | 'max_model_turns' | 'refused' | 'cancelled';
@@ -655,6 +666,9 @@ export interface FxAgentError extends Error {
     | 'FX_SESSION_REVISION_CONFLICT'
     | 'FX_ADAPTER_TIMEOUT'
     | 'FX_INVALID_MODEL'
+    | 'FX_INVALID_MODE'
+    | 'FX_INVALID_CONFIG_OPTION'
+    | 'FX_INVALID_EFFORT'
     | 'FX_EMPTY_PROMPT'
     | 'FX_PROMPT_IN_PROGRESS'
     | 'FX_AGENT_CLOSED'
@@ -692,7 +706,11 @@ export interface Session {
   /** `<ms>-<ns>-<16 hex>`; changes when the session forks after a revision conflict. */
   id: string;
   modes: SessionModes;
-  /** The stored turns replayed as updates (empty for a new session). */
+  /**
+   * The stored turns replayed as updates (empty for a new session). A turn that ended early
+   * ends with a notice chunk of its own: `[cancelled]`, or `[failed: <message> (<code>)]` when
+   * the failure was noted; the call it stopped in ends `failed`.
+   */
   history: SessionUpdate[];
   readonly configOptions: ConfigOption[];
   /**
@@ -703,11 +721,20 @@ export interface Session {
   prompt(input: string | PromptBlock[], options?: { signal?: AbortSignal }): Turn;
   /**
    * Sets `model` or `mode`, then writes it to `configStore` (a failed or late write is a
-   * `config.persist_error` event; prompts are not held up by it). A model change the session
-   * store refuses rejects and is applied nowhere: not in `configOptions`, not in later turns.
+   * `config.persist_error` event; prompts are not held up by it), and resolves with the options
+   * after. A refused value changes, stores and emits nothing; a model change the session store
+   * refuses rejects and is applied nowhere: not in `configOptions`, not in later turns.
+   * @throws {FxAgentError} (rejects) `FX_INVALID_CONFIG_OPTION` for an id other than `model` and
+   *   `mode`; see {@link Session.setModel} and {@link Session.setMode} for their values.
    */
-  setConfigOption(configId: string, value: string): Promise<ConfigOption[]>;
+  setConfigOption(configId: 'model' | 'mode' | (string & {}), value: string): Promise<ConfigOption[]>;
+  /**
+   * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id, or one the loaded
+   *   model catalog does not list (the message names the nearest ids it does; without a catalog
+   *   any well-formed id is taken); `FX_SESSION_STORE_FAILED` when the change cannot be saved.
+   */
   setModel(model: string): Promise<ConfigOption[]>;
+  /** @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for anything but `ask` and `code`. */
   setMode(mode: ModeId | (string & {})): Promise<ConfigOption[]>;
   /** Applies each entry in order; the first failure rejects and stops. */
   setConfig(values: Record<string, string>): Promise<ConfigOption[]>;
@@ -855,6 +882,15 @@ export interface FxTerminal {
    * abandoned and what the store does not hold is a `session.unsaved` event.
    */
   abort(): void;
+  /**
+   * Switches the permission mode, as `/permissions` and Shift+Tab do: `ask` (fx asks before
+   * each command) or `code` (shown as `auto`: commands run without asking). Resolves once the
+   * terminal took it: applied at once when idle, else when the running turn ends; then
+   * `config.changed` (`source: 'sdk'`) follows and the `configStore` saves it.
+   * @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for another value, or for `ask` when the
+   *   workspace's permission is `allow-sandboxed` (such a host runs every command).
+   */
+  setMode(mode: ModeId | (string & {})): Promise<void>;
 }
 
 export function createFxTerminal(options: FxTerminalOptions): Promise<FxTerminal>;

@@ -263,6 +263,11 @@ export async function createFxTerminal(options) {
       forward(data);
     },
     resize,
+    async setMode(mode) {
+      if (typeof mode !== 'string') throw new TypeError('setMode(mode) takes a string: "ask" or "code"');
+      if (finished) throw new Error('fx runtime stdin is closed');
+      core.setMode(mode);
+    },
     abort() {
       if (finished) return;
       release();

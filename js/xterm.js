@@ -29,10 +29,25 @@ export function xtermAdapter(term) {
   // One streaming decoder: a UTF-8 character split across two writes is kept whole.
   const decoder = new TextDecoder('utf-8');
   let keySubscriber = null;
+  // The key whose keydown was sent encoded: its keypress and keyup must not reach xterm.js
+  // either, or it sends the key's plain form too (Shift+Enter's keypress is a bare `\r`).
+  let consumed = null;
   if (typeof term.attachCustomKeyEventHandler === 'function') {
     term.attachCustomKeyEventHandler((event) => {
+      if (event?.type !== 'keydown') {
+        if (consumed === null || event?.key !== consumed) return true;
+        if (event.type === 'keyup') consumed = null;
+        event.preventDefault?.();
+        return false;
+      }
       const encoded = encodeXtermKeyEvent(event);
-      if (encoded === null || keySubscriber === null) return true;
+      if (encoded === null || keySubscriber === null) {
+        consumed = null;
+        return true;
+      }
+      consumed = event.key;
+      // No keypress follows a cancelled keydown in a browser; the check above covers the rest.
+      event.preventDefault?.();
       keySubscriber(encoded);
       return false;
     });

@@ -360,8 +360,7 @@ fn a_command_cancelled_while_it_ran_ends_and_is_recorded() {
     // Reopened, the history replays the call and its end.
     block_on(agent.close_session(&id));
     let opened = block_on(agent.open_session(&id)).unwrap();
-    let ends: Vec<ToolStatus> = opened
-        .history
+    let ends: Vec<ToolStatus> = fx_wasm::agent::replay::history_updates(&opened.history)
         .iter()
         .filter_map(|u| match u {
             Update::ToolCallUpdate {

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use futures::executor::block_on;
 use fx_wasm::agent::acp::{PermissionAnswer, StopReason, Update};
 use fx_wasm::agent::host::{ExecResult, HostEvent};
+use fx_wasm::agent::replay::Replayed;
 use fx_wasm::agent::{Agent, AgentConfig};
 use fx_wasm::log::turn::{HistoryTurn, TerminalReason};
 use fx_wasm::tools::workspace::RawWorkspace;
@@ -417,7 +418,7 @@ fn list_open_remove_and_settle_an_unfinished_turn() {
     assert!(opened
         .history
         .iter()
-        .any(|u| matches!(u, Update::ToolCall { .. })));
+        .any(|u| matches!(u, Replayed::Update(Update::ToolCall { .. }))));
     let listed = block_on(agent2.list_sessions()).unwrap();
     assert!(listed.iter().any(|l| l.session_id == id));
     block_on(agent2.remove_session(&id)).unwrap();

@@ -269,3 +269,37 @@ fn tiers_match_whole_words() {
         assert_eq!(model_tier(id), tier, "{id}");
     }
 }
+
+const NEAR_IDS: [&str; 7] = [
+    "moonshotai/kimi-k3",
+    "openai/gpt-5",
+    "openai/gpt-5-mini",
+    "openai/gpt-4.1",
+    "anthropic/claude-sonnet-4.5",
+    "anthropic/claude-haiku-4.5",
+    "xai/grok-4",
+];
+
+#[test]
+fn near_names_are_found_best_first() {
+    use fx_wasm::gateway::catalog::nearest;
+    assert_eq!(
+        nearest("gpt-nonexistent", NEAR_IDS, 3),
+        ["openai/gpt-5", "openai/gpt-4.1", "openai/gpt-5-mini"]
+    );
+    assert_eq!(
+        nearest("claude-sonet", NEAR_IDS, 1),
+        ["anthropic/claude-sonnet-4.5"]
+    );
+    assert_eq!(nearest("kimi", NEAR_IDS, 2)[0], "moonshotai/kimi-k3");
+    assert_eq!(nearest("GROK-4", NEAR_IDS, 1), ["xai/grok-4"]);
+    assert_eq!(nearest("modle", ["model", "models", "help"], 1), ["model"]);
+}
+
+#[test]
+fn unrelated_words_suggest_nothing() {
+    use fx_wasm::gateway::catalog::nearest;
+    assert!(nearest("no/such", NEAR_IDS, 3).is_empty());
+    assert!(nearest("zzz", ["help", "model", "status"], 1).is_empty());
+    assert!(nearest("", NEAR_IDS, 3).is_empty());
+}

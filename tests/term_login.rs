@@ -201,6 +201,29 @@ fn denied_expired_and_slow_down_are_explained() {
         assert!(t.screen().contains("auth=AI_GATEWAY_API_KEY"));
     }
 
+    // With no credential at all there is none to keep: it is not mentioned.
+    for outcome in ["deny", "expire"] {
+        let (_host, fake, mut t) = setup(None);
+        {
+            let mut state = fake.state.borrow_mut();
+            state.pending = 0;
+            state.outcome = outcome;
+        }
+        t.type_str("/login\r");
+        t.advance(1000);
+        let all = flat(&mut t);
+        assert!(!all.contains("credential"), "{outcome}: {all}");
+        assert!(
+            all.contains("Run /login to try again") || all.contains("run /login for a fresh code"),
+            "{outcome}: {all}"
+        );
+        t.type_str("/login\r\u{1b}");
+        t.advance(100);
+        let all = flat(&mut t);
+        assert!(all.contains("sign-in cancelled"), "{all}");
+        assert!(!all.contains("credential is unchanged"), "{all}");
+    }
+
     let (_host, fake, mut t) = setup(None);
     fake.state.borrow_mut().slow_down = 1;
     t.type_str("/login\r");
@@ -242,30 +265,29 @@ fn several_teams_open_a_picker_and_the_choice_is_sent() {
     assert!(
         stored.contains("\"team_id\":\"team_b2\"") && stored.contains("\"team_slug\":\"beta\"")
     );
-    // The catalog is asked again, now with the login and its team.
-    let catalogs: Vec<HttpRequest> = host
-        .state
-        .borrow()
-        .requests
-        .iter()
-        .filter(|r| r.method == "GET")
-        .cloned()
-        .collect();
-    assert_eq!(
-        catalogs.len(),
-        2,
-        "loaded at the first key, again after the sign-in"
-    );
-    assert_eq!(header(&catalogs[0], "authorization"), None);
-    assert!(header(&catalogs[1], "authorization").is_some());
-    assert_eq!(
-        header(&catalogs[1], "x-vercel-ai-gateway-team"),
-        Some("team_b2")
-    );
+    // The catalog is not asked before it is needed; the first turn asks it with the login and
+    // its team.
+    let catalogs = |host: &FakeHost| -> Vec<HttpRequest> {
+        host.state
+            .borrow()
+            .requests
+            .iter()
+            .filter(|r| r.method == "GET")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(catalogs(&host).len(), 0, "nothing needed the catalog yet");
     host.reply(text_reply(&["ok"]));
     t.type_str("hi\r");
     assert_eq!(
         header(&chats(&host)[0], "x-vercel-ai-gateway-team"),
+        Some("team_b2")
+    );
+    let asked = catalogs(&host);
+    assert_eq!(asked.len(), 1, "asked once, by the first turn");
+    assert!(header(&asked[0], "authorization").is_some());
+    assert_eq!(
+        header(&asked[0], "x-vercel-ai-gateway-team"),
         Some("team_b2")
     );
     t.type_str("/status\r");

@@ -7,6 +7,7 @@
 // AI Gateway when it has AI_GATEWAY_API_KEY). `?gateway=<chat URL>` points elsewhere.
 
 import { createFxAgent } from '/pkg/index.js';
+import { renderMarkdown } from '/examples/shared/markdown.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_GATEWAY = new URL('/v3/ai/language-model', location.href).href;
@@ -75,6 +76,36 @@ function entry(className, text = '') {
   return li;
 }
 
+/**
+ * A tool result as a person reads it: `{ state, text }` — the command's output (and exit code),
+ * or why it did not run. fx's results are `exit_code=…` text or an `{"error": …}` object.
+ */
+function describeResult(status, text) {
+  let error = null;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      error = JSON.parse(text).error ?? null;
+    } catch {
+      error = null;
+    }
+  }
+  if (error?.type === 'tool_permission_denied') return { state: 'denied', text: error.message ?? 'The command was not run.' };
+  if (error) {
+    const details = error.details ?? {};
+    const output = [details.stdout, details.stderr].filter(Boolean).join('\n').trim();
+    const code = Number.isInteger(details.exit_code) ? `exit ${details.exit_code}` : null;
+    return { state: code ?? status, text: output || error.message || '' };
+  }
+  if (/^command cancelled/.test(text)) return { state: 'cancelled', text: 'The command was stopped.' };
+  const output = text
+    .split('\n')
+    .filter((line) => !/^(exit_code=|truncated=|stdout_bytes=|stderr_bytes=)/.test(line) && !/^<\/?(stdout|stderr)>$/.test(line))
+    .join('\n')
+    .trim();
+  const code = text.match(/^exit_code=(-?\d+)/m);
+  return { state: code && code[1] !== '0' ? `exit ${code[1]}` : status, text: output === '(no output)' ? '' : output };
+}
+
 function setBusy(busy) {
   $('prompt').disabled = !session || busy;
   $('send').disabled = !session || busy;
@@ -86,7 +117,8 @@ function setBusy(busy) {
 function fillSelect(select, option) {
   select.replaceChildren(
     ...option.options.map((o) => {
-      const el = new Option(o.name, o.value, false, o.value === option.currentValue);
+      // Modes show as fx shows them: `ask` / `auto` (their permissionMode), ids `ask` / `code`.
+      const el = new Option(o.permissionMode ?? o.name, o.value, false, o.value === option.currentValue);
       if (o.description) el.title = o.description;
       return el;
     }),
@@ -143,13 +175,20 @@ async function send(text) {
   turn = session.prompt(text);
   const tools = new Map();
   let answer = null;
+  let answerText = '';
   try {
     for await (const update of turn) {
       switch (update.sessionUpdate) {
-        case 'agent_message_chunk':
-          answer ??= entry('assistant');
-          answer.append(update.content.text);
+        case 'agent_message_chunk': {
+          // The reply as formatted Markdown, rendered again as it grows.
+          if (!answer) {
+            answer = entry('assistant');
+            answerText = '';
+          }
+          answerText += update.content.text;
+          answer.replaceChildren(renderMarkdown(answerText));
           break;
+        }
         case 'tool_call': {
           answer = null; // text after a tool call starts a new bubble
           const li = entry('tool');
@@ -162,10 +201,11 @@ async function send(text) {
         case 'tool_call_update': {
           const li = tools.get(update.toolCallId);
           if (!li) break;
-          li.className = `tool ${update.status}`;
-          li.querySelector('.state').textContent = update.status.replace('_', ' ');
           const text = update.content?.map((c) => c.content.text).join('') ?? '';
-          if (text) li.querySelector('pre').textContent = text;
+          const shown = text ? describeResult(update.status.replace('_', ' '), text) : { state: update.status.replace('_', ' '), text: '' };
+          li.className = `tool ${update.status}${shown.state === 'denied' ? ' denied' : ''}`;
+          li.querySelector('.state').textContent = shown.state;
+          if (shown.text) li.querySelector('pre').textContent = shown.text;
           break;
         }
       }

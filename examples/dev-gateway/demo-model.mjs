@@ -33,8 +33,31 @@ const OPENING =
   "This is fx's **scripted demo model**: no AI is involved, and it follows the same short script " +
   'for every prompt, so you can see how a turn works offline.';
 
-const CLOSING =
-  '*This reply was scripted. Sign in with Vercel or paste an AI Gateway key to talk to a real model.*';
+/**
+ * How a scripted reply ends: where a real model is, in the words of the client that asked (the
+ * try page has sign-in and key buttons; the agent example and scripts do not).
+ */
+const CLOSINGS = {
+  try: '*This reply was scripted. Sign in with Vercel or paste an AI Gateway key (in the header) to talk to a real model.*',
+  agent:
+    '*This reply was scripted. For a real model, start the dev gateway with `AI_GATEWAY_API_KEY` set (it forwards requests to the AI Gateway), then Connect again.*',
+  script:
+    '*This reply was scripted. Set `AI_GATEWAY_API_KEY` (or point `FX_GATEWAY_CHAT_URL` at a gateway that has a key) to talk to a real model.*',
+  forced: '*This reply was scripted: this server runs with `--demo`, so every reply is, whatever the credential.*',
+};
+
+/** Which client asked, from the page that sent the request (none: a script, e.g. Node). */
+export function demoClient(referer) {
+  if (typeof referer !== 'string' || referer === '') return 'script';
+  let path;
+  try {
+    path = new URL(referer).pathname;
+  } catch {
+    return 'script';
+  }
+  if (path.startsWith('/examples/agent/')) return 'agent';
+  return path === '/' || path === '/index.html' ? 'try' : 'script';
+}
 
 function textOf(content) {
   if (typeof content === 'string') return content;
@@ -163,11 +186,16 @@ function describeTodos(stdout) {
   return `**TODOs** (${hits.length}):\n${hits.join('\n')}`;
 }
 
+/** The first lines shown of a command's output in the summary. */
+const SUMMARY_LINES = 20;
+
 function describeGeneric(call, stdout) {
-  const lines = stdout.split('\n').slice(0, 20).join('\n').replace(/```/g, "'''");
+  const all = stdout.replace(/\n$/, '').split('\n');
+  const lines = all.slice(0, SUMMARY_LINES).join('\n').replace(/```/g, "'''");
   const code = exitCodeOf(call.output);
   const status = code === null ? '' : ` (exit code ${code})`;
-  return `**\`${call.command}\`**${status}:\n\n\`\`\`\n${lines || '(no output)'}\n\`\`\``;
+  const more = all.length > SUMMARY_LINES ? `\n\n(The first ${SUMMARY_LINES} of its ${all.length} lines.)` : '';
+  return `**\`${call.command}\`**${status}:\n\n\`\`\`\n${lines || '(no output)'}\n\`\`\`${more}`;
 }
 
 function describe(call) {
@@ -180,14 +208,15 @@ function describe(call) {
 
 /**
  * The next step of the script for a request body: `{ text, toolCall?, finishReason }` where
- * `toolCall` is `{ id, command }`.
+ * `toolCall` is `{ id, command }`. `client` (see `demoClient`) picks how the reply ends.
  */
-export function nextDemoStep(body) {
+export function nextDemoStep(body, client = 'script') {
+  const CLOSING = CLOSINGS[client] ?? CLOSINGS.script;
   const { userText, calls, hasTerminal } = readTurn(body);
   if (!hasTerminal) {
     const echo = userText.trim() ? `\n\nYou wrote:\n\n> ${userText.trim().split('\n').join('\n> ')}` : '';
     return {
-      text: `${OPENING}\n\nThis page offers no workspace, so there are no commands to run.${echo}\n\n${CLOSING}`,
+      text: `${OPENING}\n\nNo workspace was given to fx, so there are no commands to run.${echo}\n\n${CLOSING}`,
       finishReason: 'stop',
     };
   }
@@ -224,8 +253,8 @@ export function deltas(text) {
  * The SSE events of one demo step, in order, as objects (the caller frames them as
  * `data: <json>` lines and ends with `data: [DONE]`).
  */
-export function demoEvents(body, modelId = DEMO_MODEL_ID) {
-  const step = nextDemoStep(body);
+export function demoEvents(body, modelId = DEMO_MODEL_ID, client = 'script') {
+  const step = nextDemoStep(body, client);
   const events = [
     { type: 'response-metadata', id: `demo_${Date.now().toString(36)}`, timestamp: new Date().toISOString(), modelId },
     { type: 'text-start', id: 'text_0' },

@@ -21,7 +21,7 @@ import { createServer } from 'node:http';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { DEMO_MODEL_ID, demoCatalog, demoEvents } from './demo-model.mjs';
+import { DEMO_MODEL_ID, demoCatalog, demoClient, demoEvents } from './demo-model.mjs';
 import { checkUpstream, proxyRequest } from './proxy.mjs';
 import { MIME, sendJson, sendText, serveStatic } from './static.mjs';
 
@@ -47,6 +47,7 @@ const MOUNTS = [
 const BROWSER_PACKAGES = [
   '@xterm/xterm',
   '@xterm/addon-fit',
+  '@xterm/addon-webgl',
   'just-bash',
   'diff',
   'minimatch',
@@ -168,7 +169,7 @@ function loopbackOrigin(req) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Streams one scripted demo step as SSE, a small delay between events. */
-async function streamDemo(req, res, body, delayMs) {
+async function streamDemo(req, res, body, delayMs, forced) {
   let parsed;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -179,7 +180,12 @@ async function streamDemo(req, res, body, delayMs) {
     return sendError(res, 400, 'invalid_request_error', 'the request body needs a "prompt" array');
   }
   const requested = req.headers['ai-language-model-id'];
-  const events = demoEvents(parsed, typeof requested === 'string' && requested ? requested : DEMO_MODEL_ID);
+  const events = demoEvents(
+    parsed,
+    typeof requested === 'string' && requested ? requested : DEMO_MODEL_ID,
+    // A server run with --demo answers every request so: no credential would change that.
+    forced ? 'forced' : demoClient(req.headers.referer),
+  );
   let closed = false;
   res.on('close', () => {
     closed = true;
@@ -294,7 +300,7 @@ export async function startDevGateway({
       const body = await readBody(req);
       const authorization = credentialFor(req);
       if (authorization) return proxyRequest(req, res, { upstream: base, authorization, path: CHAT_PATH, body, fetchImpl });
-      return streamDemo(req, res, body, demoDelayMs);
+      return streamDemo(req, res, body, demoDelayMs, demo);
     }
     if (path === CATALOG_PATH) {
       if (req.method !== 'GET') return sendError(res, 405, 'invalid_request_error', `${CATALOG_PATH} takes GET`);

@@ -15,9 +15,22 @@ function crc32(bytes) {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-/** Builds a ZIP archive from `files` (path → Uint8Array) and returns it as a Blob. */
-export function zip(files) {
+/** `date` as ZIP's MS-DOS date and time (local time, two-second steps, years 1980–2107). */
+function dosDateTime(date) {
+  const year = Math.min(Math.max(date.getFullYear(), 1980), 2107);
+  return {
+    time: (date.getHours() << 11) | (date.getMinutes() << 5) | (date.getSeconds() >> 1),
+    day: ((year - 1980) << 9) | ((date.getMonth() + 1) << 5) | date.getDate(),
+  };
+}
+
+/**
+ * Builds a ZIP archive from `files` (path → Uint8Array) and returns it as a Blob. Every entry
+ * is dated `date` (default: now).
+ */
+export function zip(files, { date = new Date() } = {}) {
   const encoder = new TextEncoder();
+  const stamp = dosDateTime(date);
   const parts = [];
   const central = [];
   let offset = 0;
@@ -28,6 +41,8 @@ export function zip(files) {
     local.setUint32(0, 0x04034b50, true); // local file header
     local.setUint16(4, 20, true); // version needed
     local.setUint16(6, 0x0800, true); // UTF-8 names
+    local.setUint16(10, stamp.time, true);
+    local.setUint16(12, stamp.day, true);
     local.setUint32(14, crc, true);
     local.setUint32(18, data.length, true);
     local.setUint32(22, data.length, true);
@@ -39,6 +54,8 @@ export function zip(files) {
     entry.setUint16(4, 20, true);
     entry.setUint16(6, 20, true);
     entry.setUint16(8, 0x0800, true);
+    entry.setUint16(12, stamp.time, true);
+    entry.setUint16(14, stamp.day, true);
     entry.setUint32(16, crc, true);
     entry.setUint32(20, data.length, true);
     entry.setUint32(24, data.length, true);

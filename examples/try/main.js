@@ -4,9 +4,6 @@
 // that serves this page (examples/dev-gateway/): with a Vercel sign-in or a pasted key it
 // forwards them to the AI Gateway, otherwise a scripted demo model answers.
 
-import { FitAddon } from '@xterm/addon-fit';
-import { Terminal } from '@xterm/xterm';
-
 import {
   createFxTerminal,
   exportNativeSession,
@@ -19,12 +16,16 @@ import {
   xtermAdapter,
 } from '/pkg/index.js';
 import { unzip, zip } from '/examples/shared/zip.js';
+import { openTerminal } from './terminal.js';
 import { createJustBashWorkspace } from './workspace.js';
 
 const KEY_ITEM = 'fx.try.gatewayKey'; // sessionStorage: the pasted key lives as long as the tab
 const NOTICE_ITEM = 'fx.try.demoNoticeHidden'; // sessionStorage
-const PERMISSION_ITEM = 'fx.try.permission'; // localStorage
-const PERMISSIONS = ['allow-sandboxed', 'prompt'];
+// One permission setting: fx's mode, `ask` or `code` (shown as "auto"), kept by the config store
+// under `mode` like any fx setting. The workspace always lets fx decide (permission "prompt").
+const MODES = ['ask', 'code'];
+const DEFAULT_MODE = 'code';
+const OLD_PERMISSION_ITEM = 'fx.try.permission'; // the page's former Run / Ask first switch
 // The model a real session falls back to when none was chosen with /model; the same as
 // DEFAULT_MODEL_ID in src/gateway/catalog.rs (tests/browser/try.test.mjs checks).
 const REAL_DEFAULT_MODEL = 'moonshotai/kimi-k3';
@@ -36,6 +37,15 @@ const $ = (id) => document.getElementById(id);
 const sessionStore = indexedDbSessionStore({ name: 'fx.try.sessions' });
 const promptHistoryStore = localStoragePromptHistoryStore({ prefix: 'fx.try.history.' });
 const savedConfig = localStorageConfigStore({ prefix: 'fx.try.config.' });
+// A visitor who chose "Ask first" on the former switch keeps asking.
+if (savedConfig.get('mode') === null && localStorage.getItem(OLD_PERMISSION_ITEM) === 'prompt') savedConfig.set('mode', 'ask');
+localStorage.removeItem(OLD_PERMISSION_ITEM);
+
+/** The saved permission mode (`ask` or `code`). */
+function savedMode() {
+  const mode = savedConfig.get('mode');
+  return MODES.includes(mode) ? mode : DEFAULT_MODE;
+}
 
 /** Whether a Vercel sign-in record is stored; kept current by the store wrapper below. */
 let signedIn = false;
@@ -59,12 +69,14 @@ const oauthSessionStore = {
 };
 
 /**
- * The config store fx sees: `mode` as saved; `model` pinned to the demo model while the demo
- * answers, else the visitor's own choice (a session begun in the demo moves to a real model).
+ * The config store fx sees: `mode` as saved (auto by default); `model` pinned to the demo model
+ * while the demo answers, else the visitor's own choice (a session begun in the demo moves to a
+ * real model).
  */
 function configStoreFor(demo, demoModel) {
   return {
     get(id) {
+      if (id === 'mode') return savedMode();
       if (id !== 'model') return savedConfig.get(id);
       if (demo) return demoModel;
       const chosen = savedConfig.get('model');
@@ -83,7 +95,8 @@ const state = {
   /** `/dev-gateway/status`: `{ mode, demoModel, serverKey, chatPath, oauthIssuerUrl }`. */
   status: null,
   key: sessionStorage.getItem(KEY_ITEM),
-  permission: PERMISSIONS.includes(localStorage.getItem(PERMISSION_ITEM)) ? localStorage.getItem(PERMISSION_ITEM) : 'allow-sandboxed',
+  /** The permission mode fx runs with (`ask` or `code`); follows the terminal both ways. */
+  mode: savedMode(),
 };
 
 /** Which way in is active: `signed-in`, `key` or `none`. */
@@ -118,8 +131,9 @@ function renderHeader() {
         ? 'No credential yet: a scripted demo model answers, served by the local dev gateway'
         : 'Requests go through the local dev gateway to the Vercel AI Gateway';
   $('way-in').dataset.state = wayIn();
+  $('more-menu').dataset.state = wayIn();
   for (const input of document.querySelectorAll('input[name="permission"]')) {
-    input.checked = input.value === state.permission;
+    input.checked = input.value === state.mode;
   }
   const notice = $('demo-notice');
   notice.hidden = !usingDemo() || sessionStorage.getItem(NOTICE_ITEM) === '1';
@@ -151,61 +165,10 @@ function guard(task) {
 
 // ---- the terminal ----
 
-const term = new Terminal({
-  fontFamily: '"Geist Mono", "JetBrains Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
-  fontSize: 13.5,
-  // 1.0: box-drawing characters (tables, code blocks) join up; the DOM renderer draws them from
-  // the font, so any taller row leaves gaps between their strokes.
-  lineHeight: 1.0,
-  cursorBlink: true,
-  scrollback: 5000,
-  allowProposedApi: false,
-  macOptionIsMeta: true,
-  theme: {
-    background: '#0a0a0a',
-    foreground: '#e6e6e6',
-    cursor: '#e6e6e6',
-    cursorAccent: '#0a0a0a',
-    selectionBackground: '#2b4a7a',
-    black: '#1c1c1c',
-    red: '#ff6b6b',
-    green: '#3fcf8e',
-    yellow: '#f5c451',
-    blue: '#6aa8ff',
-    magenta: '#c792ea',
-    cyan: '#56d4dd',
-    white: '#d6d6d6',
-    brightBlack: '#6b6b6b',
-    brightRed: '#ff8787',
-    brightGreen: '#69e0a8',
-    brightYellow: '#ffd580',
-    brightBlue: '#8fbfff',
-    brightMagenta: '#ddb3ff',
-    brightCyan: '#86e5ec',
-    brightWhite: '#ffffff',
-  },
-});
-const fitAddon = new FitAddon();
-term.loadAddon(fitAddon);
-term.open($('terminal'));
+const { term, fitAddon, fitNow, renderer } = openTerminal($('terminal'));
 
-function fitNow() {
-  try {
-    fitAddon.fit();
-  } catch {
-    // Not laid out yet (a hidden tab): the next resize fits.
-  }
-}
-fitNow();
-let fitFrame = 0;
-const refit = () => {
-  cancelAnimationFrame(fitFrame);
-  fitFrame = requestAnimationFrame(fitNow);
-};
-window.addEventListener('resize', refit);
-new ResizeObserver(refit).observe($('terminal'));
-
-const workspace = createJustBashWorkspace({ permission: state.permission });
+// "prompt": fx's permission mode decides whether a command needs approval.
+const workspace = createJustBashWorkspace({ permission: 'prompt' });
 const events = [];
 let runtime = null;
 let generation = 0;
@@ -221,6 +184,20 @@ function openUrl(url) {
   return true;
 }
 
+/**
+ * The page's fetch for fx: the browser's, watching for the AI Gateway refusing a pasted key
+ * (HTTP 401 to a model request), which only "Forget key" and another key can fix.
+ */
+async function fetchForFx(input, init) {
+  const response = await fetch(input, init);
+  const chat = state.status?.chatPath ?? '/v3/ai/language-model';
+  if (response.status === 401 && state.key && new URL(String(input), location.href).pathname === chat) {
+    $('forget-key').dataset.attention = 'true';
+    toast('The AI Gateway refused your key (HTTP 401). Press “Forget key” and paste a valid one, or sign in with Vercel instead.', 'error');
+  }
+  return response;
+}
+
 function envFor(demo) {
   const env = {
     FX_GATEWAY_CHAT_URL: `${location.origin}${state.status?.chatPath ?? '/v3/ai/language-model'}`,
@@ -234,6 +211,11 @@ function envFor(demo) {
 function onEvent(event) {
   events.push(event);
   if (events.length > 500) events.splice(0, events.length - 500);
+  // /permissions, Shift+Tab or the header switched the mode: the header shows what fx runs with.
+  if ((event.type === 'config.changed' || event.type === 'config.restore') && event.configId === 'mode' && MODES.includes(event.value)) {
+    state.mode = event.value;
+    renderHeader();
+  }
   if (event.type === 'session.forked') {
     toast('Another tab moved this session on, so your latest turn was saved as a new session. Nothing was lost.');
   }
@@ -265,13 +247,13 @@ async function start(resume) {
   }
   if (mine !== generation) return;
   term.reset();
-  workspace.permission = state.permission;
   const demo = usingDemo();
   renderHeader();
   const rt = await createFxTerminal({
     terminal: xtermAdapter(term),
     args: resume ? ['--resume', resume] : [],
     env: envFor(demo),
+    fetch: fetchForFx,
     workspace,
     sessionStore,
     configStore: configStoreFor(demo, state.status?.demoModel ?? 'fx-demo/scripted'),
@@ -325,10 +307,13 @@ function saveBlob(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** `/export` in the terminal: the native session files, offered as one zip. */
+/** The native session files (Download, or `/export` in the terminal), offered as one zip. */
 function downloadFiles(files) {
   const id = runtime?.sessionId ?? 'session';
   saveBlob(zip(Object.fromEntries(Object.entries(files).map(([path, data]) => [`${id}/${path}`, data]))), `${id}.zip`);
+  toast(
+    `Downloaded ${id}.zip, a native fx session. To go on in the fx CLI, unzip it in ~/.fx/sessions/ (it makes ~/.fx/sessions/${id}/; fx wants that folder private: chmod -R go= it), then run fx --resume ${id}.`,
+  );
 }
 
 async function downloadSession() {
@@ -337,7 +322,6 @@ async function downloadSession() {
   const record = await sessionStore.load(id);
   if (!record) throw new Error('This session has not been saved yet: send a prompt first.');
   downloadFiles(await exportNativeSession(record.bytes));
-  toast('Downloaded a native fx session folder (zip). Unzip it into the fx CLI’s sessions folder to resume it there.');
 }
 
 /** Drops a folder prefix every path shares (`<id>/events.jsonl` → `events.jsonl`) and OS litter. */
@@ -384,20 +368,38 @@ async function importFolder(fileList) {
 
 // ---- controls ----
 
+// The header switch and the terminal's /permissions are one setting: the switch asks fx to
+// change mode (no restart; during a turn it applies when the turn ends) and fx's config.changed
+// event moves the switch, whichever side started it.
 for (const input of document.querySelectorAll('input[name="permission"]')) {
   input.addEventListener(
     'change',
     guard(async () => {
-      if (!input.checked || input.value === state.permission) return;
-      state.permission = input.value;
-      localStorage.setItem(PERMISSION_ITEM, state.permission);
-      await restart();
-      toast(state.permission === 'prompt' ? 'fx will ask before each command.' : 'fx runs commands in the in-memory workspace without asking.');
+      if (!input.checked || input.value === state.mode) return;
+      if (!runtime) {
+        renderHeader();
+        throw new Error('fx is still starting; try again in a moment.');
+      }
+      term.focus();
+      try {
+        await runtime.setMode(input.value);
+      } catch (error) {
+        renderHeader();
+        throw error;
+      }
     }),
   );
 }
 
 $('download').addEventListener('click', guard(downloadSession));
+// The More menu's entries do what the header's own buttons do.
+const FORWARD = { 'import-zip': 'import-zip-input', 'import-folder': 'import-folder-input' };
+for (const item of document.querySelectorAll('#more-menu [data-forward]')) {
+  item.addEventListener('click', () => {
+    $('more-menu').hidePopover();
+    $(FORWARD[item.dataset.forward] ?? item.dataset.forward).click();
+  });
+}
 $('import-zip').addEventListener('click', () => {
   $('import-menu').hidePopover();
   $('import-zip-input').click();
@@ -422,13 +424,19 @@ $('import-folder-input').addEventListener(
     if (files.length > 0) await importFolder(files);
   }),
 );
-$('import-menu').addEventListener('toggle', (e) => {
-  if (e.newState !== 'open') return;
-  const anchor = $('import').getBoundingClientRect();
-  const menu = $('import-menu');
-  menu.style.top = `${anchor.bottom + 6}px`;
-  menu.style.left = `${Math.max(8, anchor.right - menu.offsetWidth)}px`;
-});
+// The popover menus open under their button, right-aligned to it, inside the window.
+for (const [button, menu] of [
+  ['import', 'import-menu'],
+  ['more', 'more-menu'],
+]) {
+  $(menu).addEventListener('toggle', (e) => {
+    if (e.newState !== 'open') return;
+    const anchor = $(button).getBoundingClientRect();
+    const el = $(menu);
+    el.style.top = `${anchor.bottom + 6}px`;
+    el.style.left = `${Math.max(8, Math.min(anchor.right - el.offsetWidth, innerWidth - el.offsetWidth - 8))}px`;
+  });
+}
 
 $('sign-in').addEventListener('click', () => {
   if (!runtime) return toast('fx is still starting; try again in a moment.');
@@ -453,6 +461,7 @@ $('key-dialog').addEventListener(
     $('key-input').value = '';
     if ($('key-dialog').returnValue !== 'use' || value === '') return term.focus();
     state.key = value;
+    delete $('forget-key').dataset.attention;
     sessionStorage.setItem(KEY_ITEM, value);
     await restart();
     toast('Key saved for this tab. fx now talks to the AI Gateway with it.');
@@ -464,6 +473,7 @@ $('forget-key').addEventListener(
   guard(async () => {
     state.key = null;
     sessionStorage.removeItem(KEY_ITEM);
+    delete $('forget-key').dataset.attention;
     await restart();
     toast('Key forgotten.');
   }),
@@ -495,6 +505,9 @@ async function boot() {
 /** For tests and the curious: the live objects and the screen as text. */
 window.__fxTry = {
   term,
+  get renderer() {
+    return renderer();
+  },
   fitAddon,
   workspace,
   sessionStore,

@@ -2,6 +2,7 @@
 // through readSession and shows it; exports it back as a native session directory.
 
 import { exportNativeSession, importNativeSession, readSession } from '../../pkg/index.js';
+import { renderMarkdown } from '../shared/markdown.js';
 import { zip } from '../shared/zip.js';
 
 const FIXTURES = '../../tests/fixtures/fx-sessions/';
@@ -160,8 +161,10 @@ function renderRecovery(recovery) {
   return el('li', { class: 'turn' }, head, body);
 }
 
+/** A message: fx's text rendered as Markdown (safely: DOM nodes, no HTML), the user's as written. */
 function block(who, text, kind) {
-  return el('div', { class: kind }, el('div', { class: 'who', textContent: who }), el('pre', { textContent: text }));
+  const body = kind === 'assistant' ? el('div', { class: 'markdown' }, renderMarkdown(text)) : el('pre', { textContent: text });
+  return el('div', { class: kind }, el('div', { class: 'who', textContent: who }), body);
 }
 
 /** `terminal` calls show their command; other tools their JSON arguments. */

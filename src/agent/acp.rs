@@ -17,6 +17,10 @@ pub enum Update {
     UserMessageChunk {
         content: TextContent,
     },
+    /// The model's reasoning as the gateway streams it (not stored with the session).
+    AgentThoughtChunk {
+        content: TextContent,
+    },
     #[serde(rename_all = "camelCase")]
     ToolCall {
         tool_call_id: String,
@@ -181,7 +185,10 @@ pub fn permission_options() -> Vec<PermissionOption> {
 /// The host's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PermissionAnswer {
-    AllowOnce,
+    /// Allowed this once, optionally with a note for the model ("Yes, and …").
+    AllowOnce {
+        note: Option<String>,
+    },
     AllowAlways,
     /// Rejected, optionally with a note for the model.
     Reject {
@@ -195,7 +202,7 @@ impl PermissionAnswer {
     /// Maps an ACP `optionId` (or its absence) to an answer.
     pub fn from_option_id(option_id: Option<&str>) -> Self {
         match option_id {
-            Some("allow_once") => PermissionAnswer::AllowOnce,
+            Some("allow_once") => PermissionAnswer::AllowOnce { note: None },
             Some("allow_always") => PermissionAnswer::AllowAlways,
             Some("reject_once") => PermissionAnswer::Reject { note: None },
             _ => PermissionAnswer::Cancelled,

@@ -14,7 +14,6 @@ use crate::log::types::{Preferences, Provider};
 use crate::tools::workspace::WorkspaceError;
 
 use super::acp::StopReason;
-use super::acp::Update;
 use super::cancel::Cancel;
 pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
@@ -46,6 +45,16 @@ pub enum AgentError {
     Busy(String),
     #[error("invalid model id: {0}")]
     InvalidModel(String),
+    /// A well-formed model id the loaded catalog does not list, with the nearest ids it does.
+    #[error("{}", unknown_model_text(.id, .nearest))]
+    UnknownModel { id: String, nearest: Vec<String> },
+    #[error("unknown mode \"{0}\": the modes are \"ask\" (ask before each command) and \"code\" (run commands without asking)")]
+    InvalidMode(String),
+    /// A known mode this host does not offer (why: the workspace's permission).
+    #[error("mode \"{mode}\" is not available: {why}")]
+    ModeUnavailable { mode: String, why: &'static str },
+    #[error("unknown config option \"{0}\": the options are \"model\" and \"mode\"")]
+    InvalidConfigOption(String),
     #[error("invalid reasoning effort: {0:?}")]
     InvalidEffort(String),
     #[error("the prompt is empty")]
@@ -66,7 +75,9 @@ impl AgentError {
             AgentError::Turn(error) => error.code(),
             AgentError::NoSession(_) => "FX_SESSION_NOT_OPEN",
             AgentError::Busy(_) => "FX_PROMPT_IN_PROGRESS",
-            AgentError::InvalidModel(_) => "FX_INVALID_MODEL",
+            AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => "FX_INVALID_MODEL",
+            AgentError::InvalidMode(_) | AgentError::ModeUnavailable { .. } => "FX_INVALID_MODE",
+            AgentError::InvalidConfigOption(_) => "FX_INVALID_CONFIG_OPTION",
             AgentError::InvalidEffort(_) => "FX_INVALID_EFFORT",
             AgentError::EmptyPrompt => "FX_EMPTY_PROMPT",
             AgentError::NoCredential => "FX_AUTH_REQUIRED",
@@ -77,6 +88,17 @@ impl AgentError {
     /// True for argument errors a JS caller should see as a `TypeError`.
     pub fn is_type_error(&self) -> bool {
         matches!(self, AgentError::Endpoint(_) | AgentError::Workspace(_))
+    }
+}
+
+fn unknown_model_text(id: &str, nearest: &[String]) -> String {
+    match nearest {
+        [] => format!("the model catalog has no model \"{id}\""),
+        [one] => format!("the model catalog has no model \"{id}\"; the nearest is {one}"),
+        [rest @ .., last] => format!(
+            "the model catalog has no model \"{id}\"; the nearest are {} and {last}",
+            rest.join(", ")
+        ),
     }
 }
 
@@ -92,8 +114,9 @@ pub struct Opened {
     pub session_id: String,
     pub config_options: Vec<ConfigOption>,
     pub modes: Modes,
-    /// Replayed updates of the stored turns (empty for a new session).
-    pub history: Vec<Update>,
+    /// The stored turns replayed (empty for a new session); `session.history` is
+    /// [`super::replay::history_updates`] of these.
+    pub history: Vec<super::replay::Replayed>,
     /// The session's display title (`/rename`d or derived); `None` while it has no turns and
     /// no name.
     pub title: Option<String>,
@@ -164,6 +187,15 @@ impl<H: Host> Agent<H> {
 
     /// Loads the model catalog. A failure is reported as an event and never stops the agent.
     pub async fn load_catalog(&self) {
+        let _ = self.load_catalog_result().await;
+    }
+
+    /// [`Self::load_catalog`], also returning why it failed.
+    ///
+    /// # Errors
+    /// The failure's message (after the `CatalogError` event); the previous catalog, if any,
+    /// stays in use.
+    pub async fn load_catalog_result(&self) -> Result<(), String> {
         let (token, team) = self.catalog_credential();
         let headers = catalog_request_headers(token.as_deref(), team.as_deref())
             .into_iter()
@@ -191,10 +223,18 @@ impl<H: Host> Agent<H> {
             Err(error) => Err(error.to_string()),
         };
         match result {
-            Ok(catalog) => *self.catalog.borrow_mut() = Some(catalog),
+            Ok(catalog) => {
+                *self.catalog.borrow_mut() = Some(catalog);
+                Ok(())
+            }
             // Stopped meanwhile: the request was aborted on purpose.
-            Err(_) if self.stop.is_cancelled() => {}
-            Err(message) => self.host.event(HostEvent::CatalogError { message }),
+            Err(message) if self.stop.is_cancelled() => Err(message),
+            Err(message) => {
+                self.host.event(HostEvent::CatalogError {
+                    message: message.clone(),
+                });
+                Err(message)
+            }
         }
     }
 
@@ -214,7 +254,11 @@ impl<H: Host> Agent<H> {
             .map_or("/", |w| w.root.as_str())
     }
 
-    pub(super) fn describe(&self, session: &LiveSession, history: Vec<Update>) -> Opened {
+    pub(super) fn describe(
+        &self,
+        session: &LiveSession,
+        history: Vec<super::replay::Replayed>,
+    ) -> Opened {
         Opened {
             session_id: session.id().to_owned(),
             config_options: config_options(

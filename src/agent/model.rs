@@ -77,6 +77,8 @@ pub struct StepFailure {
 pub trait StepSink {
     /// A chunk of streamed answer text (all text deltas of one network read, joined).
     fn text(&mut self, text: &str);
+    /// A chunk of streamed reasoning.
+    fn thought(&mut self, _text: &str) {}
 }
 
 /// Renews the gateway credential after the gateway refused it (HTTP 401).
@@ -329,8 +331,10 @@ fn deliver(
     sink: &mut dyn StepSink,
 ) {
     for event in events.drain(..) {
-        if let SseEvent::TextDelta(text) = &event {
-            sink.text(text);
+        match &event {
+            SseEvent::TextDelta(text) => sink.text(text),
+            SseEvent::ReasoningDelta(text) => sink.thought(text),
+            _ => {}
         }
         accumulator.push(event);
     }

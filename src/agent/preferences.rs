@@ -14,12 +14,15 @@ use super::modes::{validate_model_id, Mode};
 use super::session::LiveSession;
 
 impl<H: Host> Agent<H> {
-    /// Sets `model` or `mode` (other ids are ignored) and writes it to the config store.
-    /// Returns the session's options after.
+    /// Sets `model` or `mode` and writes it to the config store. Returns the session's options
+    /// after.
     ///
     /// # Errors
-    /// [`AgentError::InvalidModel`]; [`AgentError::Session`] when the model change cannot be
-    /// stored (it is then not applied).
+    /// [`AgentError::InvalidModel`] for a malformed id, [`AgentError::UnknownModel`] for one the
+    /// loaded catalog does not list (any well-formed id is taken while no catalog is loaded),
+    /// [`AgentError::InvalidMode`], [`AgentError::InvalidConfigOption`] for an id other than
+    /// `model` and `mode`; [`AgentError::Session`] when the model change cannot be stored (it
+    /// is then not applied). A refused value changes nothing and emits nothing.
     pub async fn set_config(
         &self,
         id: &str,
@@ -28,15 +31,13 @@ impl<H: Host> Agent<H> {
         source: &'static str,
     ) -> Result<Opened, AgentError> {
         let (opened, previous) = self.apply_config_option(id, config_id, value).await?;
-        if let Some(previous) = previous {
-            self.store_config(config_id, value, previous, source).await;
-        }
+        self.store_config(config_id, value, previous, source).await;
         Ok(opened)
     }
 
     /// The first half of [`Self::set_config`]: applies the value to session `id` (committing a
-    /// model change to its log). Returns the options after, and the value it replaced when it
-    /// was applied (`None`: ignored); the session is free again when this returns.
+    /// model change to its log). Returns the options after and the value it replaced; the
+    /// session is free again when this returns.
     ///
     /// # Errors
     /// As [`Self::set_config`].
@@ -45,10 +46,12 @@ impl<H: Host> Agent<H> {
         id: &str,
         config_id: &str,
         value: &str,
-    ) -> Result<(Opened, Option<String>), AgentError> {
+    ) -> Result<(Opened, String), AgentError> {
         self.check_open()?;
         let mut session = self.take(id)?;
-        let result = self.apply_config(&mut session, config_id, value).await;
+        let result = self
+            .apply_config(&mut session, config_id, value, true)
+            .await;
         let opened = self.describe(&session, Vec::new());
         self.put_back(id, session);
         result.map(|previous| (opened, previous))
@@ -78,18 +81,22 @@ impl<H: Host> Agent<H> {
         });
     }
 
-    /// Applies `model` or `mode` to the session; the value it replaced when applied (`None`:
-    /// an id or value that is ignored).
+    /// Applies `model` or `mode` to the session; returns the value it replaced. With
+    /// `check_catalog`, a model the loaded catalog does not list is refused.
     async fn apply_config(
         &self,
         session: &mut LiveSession,
         config_id: &str,
         value: &str,
-    ) -> Result<Option<String>, AgentError> {
+        check_catalog: bool,
+    ) -> Result<String, AgentError> {
         match config_id {
             "model" => {
                 validate_model_id(value).map_err(|e| AgentError::InvalidModel(e.to_string()))?;
                 let previous = session.state().preferences.model.clone();
+                if check_catalog && previous != value {
+                    self.check_in_catalog(value)?;
+                }
                 if previous != value {
                     let change = PreferencesChange {
                         model: Some(value.to_owned()),
@@ -101,17 +108,30 @@ impl<H: Host> Agent<H> {
                         })
                         .await?;
                 }
-                Ok(Some(previous))
+                Ok(previous)
             }
             "mode" => {
-                let Some(mode) = Mode::parse(value) else {
-                    return Ok(None);
-                };
+                let mode =
+                    Mode::parse(value).ok_or_else(|| AgentError::InvalidMode(value.to_owned()))?;
                 let previous = session.mode.id().to_owned();
                 session.mode = mode;
-                Ok(Some(previous))
+                Ok(previous)
             }
-            _ => Ok(None),
+            _ => Err(AgentError::InvalidConfigOption(config_id.to_owned())),
+        }
+    }
+
+    /// Refuses a model the loaded catalog does not list, naming the nearest ones it does.
+    fn check_in_catalog(&self, id: &str) -> Result<(), AgentError> {
+        let catalog = self.catalog.borrow();
+        match catalog.as_ref() {
+            Some(catalog) if !catalog.models.is_empty() && catalog.get(id).is_none() => {
+                Err(AgentError::UnknownModel {
+                    id: id.to_owned(),
+                    nearest: catalog.nearest(id, 3),
+                })
+            }
+            _ => Ok(()),
         }
     }
 
@@ -191,14 +211,15 @@ impl<H: Host> Agent<H> {
                         });
                         continue;
                     }
-                    match self.apply_config(session, id, &value).await {
-                        Ok(Some(previous)) => self.host.event(HostEvent::ConfigChanged {
+                    // A stored model is not checked against the catalog: it was accepted when it
+                    // was saved, perhaps under another credential's catalog (reference §5.2).
+                    match self.apply_config(session, id, &value, false).await {
+                        Ok(previous) => self.host.event(HostEvent::ConfigChanged {
                             id: id.to_owned(),
                             previous: Some(previous),
                             value,
                             source: "restore",
                         }),
-                        Ok(None) => {}
                         Err(error) => self.host.event(HostEvent::ConfigRestoreError {
                             id: id.to_owned(),
                             message: error.to_string(),

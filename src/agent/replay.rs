@@ -1,25 +1,42 @@
-//! A stored session replayed as ACP updates (`session.history` after `openSession`): per turn,
-//! the user's message, each tool step's text, calls and results, the answer, the call an
-//! interrupted turn had in flight (ended as failed), and a notice for an interrupted turn.
+//! A stored session replayed turn by turn, as it was shown live: per turn, the user's message,
+//! each tool step's text, calls and results, the answer, and for an interrupted turn the call
+//! it stopped in and how it ended (cancelled, or failed and why, when the session noted it).
+//!
+//! [`replay`] gives the terminal these [`Replayed`] entries; [`history_updates`] turns them
+//! into the ACP updates of `session.history`, where the end of an interrupted turn is a notice
+//! chunk of its own.
 
-use crate::log::execution::ToolCall;
+use crate::log::execution::ToolCall as LoggedCall;
 use crate::log::turn::{HistoryTurn, TerminalReason};
-use crate::tools::terminal::{ExecOutcome, ToolRecord};
 
 use super::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
 use super::session::LiveSession;
 
-/// The ACP updates that replay a session's stored turns.
-pub fn replay(session: &LiveSession) -> Vec<Update> {
-    let mut updates = Vec::new();
-    for turn in &session.state().history {
+/// One entry of a replayed session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replayed {
+    Update(Update),
+    /// An interrupted turn ended here: cancelled, or failed with the message shown then (when
+    /// it was noted).
+    Ended {
+        reason: TerminalReason,
+        message: Option<String>,
+    },
+}
+
+/// The entries that replay a session's stored turns.
+pub fn replay(session: &LiveSession) -> Vec<Replayed> {
+    let state = session.state();
+    let mut out = Vec::new();
+    let push = |out: &mut Vec<Replayed>, update: Update| out.push(Replayed::Update(update));
+    for (index, turn) in state.history.iter().enumerate() {
         match turn {
             HistoryTurn::CompactedSummary(summary) => {
-                updates.push(Update::user_text(summary.summary.to_lossy()))
+                push(&mut out, Update::user_text(summary.summary.to_lossy()))
             }
             _ => {
                 if let Some(user) = turn.user() {
-                    updates.push(Update::user_text(user.text.to_lossy()));
+                    push(&mut out, Update::user_text(user.text.to_lossy()));
                 }
             }
         }
@@ -38,21 +55,23 @@ pub fn replay(session: &LiveSession) -> Vec<Update> {
             ),
             HistoryTurn::CompactedSummary(_) => (None, None),
         };
-        for step in execution
+        let steps = execution
             .map(|e| e.tool_steps.as_slice())
-            .unwrap_or_default()
-        {
-            if let Some(text) = step
+            .unwrap_or_default();
+        let mut last_step_text = None;
+        for step in steps {
+            let text = step
                 .assistant
                 .as_ref()
-                .map(|a| a.to_lossy())
-                .filter(|a| !a.is_empty())
-            {
-                updates.push(Update::agent_text(text));
+                .map(|a| a.to_lossy().into_owned())
+                .filter(|a| !a.is_empty());
+            if let Some(text) = &text {
+                push(&mut out, Update::agent_text(text.clone()));
             }
+            last_step_text = text;
             for call in &step.tool_calls {
+                push(&mut out, tool_call(call));
                 let result = step.tool_results.iter().find(|r| r.tool_call_id == call.id);
-                updates.push(tool_call(call));
                 let (status, content) = match result {
                     Some(r) if r.status == crate::log::execution::ToolStatus::Success => (
                         ToolStatus::Completed,
@@ -64,44 +83,46 @@ pub fn replay(session: &LiveSession) -> Vec<Update> {
                     ),
                     None => (ToolStatus::Failed, Vec::new()),
                 };
-                updates.push(Update::ToolCallUpdate {
-                    tool_call_id: call.id.to_lossy().into_owned(),
-                    status,
-                    content,
-                    raw_output: None,
-                });
+                push(
+                    &mut out,
+                    Update::ToolCallUpdate {
+                        tool_call_id: call.id.to_lossy().into_owned(),
+                        status,
+                        content,
+                        raw_output: None,
+                    },
+                );
             }
         }
-        if let Some(text) = assistant.filter(|t| !t.is_empty()) {
-            updates.push(Update::agent_text(text));
-        }
+        // An interrupted turn's partial text repeats its last step's text when that step had
+        // already finished a call before the one in flight.
+        let assistant = assistant.filter(|t| !t.is_empty());
         if let HistoryTurn::Interrupted(t) = turn {
-            if let Some(call) = &t.tool_call {
-                // The call in flight never got a result: it ended with its turn, as the live
-                // turn's last update for it said.
-                let ended = ToolRecord::from_outcome("", "", &ExecOutcome::Cancelled);
-                updates.push(tool_call(call));
-                updates.push(Update::ToolCallUpdate {
-                    tool_call_id: call.id.to_lossy().into_owned(),
-                    status: ToolStatus::Failed,
-                    content: vec![ToolCallContent::text(ended.output)],
-                    raw_output: Some(serde_json::json!({
-                        "exitCode": null,
-                        "cancelled": t.terminal_reason == TerminalReason::Cancelled,
-                    })),
-                });
+            let repeated =
+                t.tool_call.is_some() && assistant.is_some() && assistant == last_step_text;
+            if let Some(text) = assistant.filter(|_| !repeated) {
+                push(&mut out, Update::agent_text(text));
             }
-            updates.push(Update::agent_text(format!(
-                "[{}]",
-                t.terminal_reason.as_str()
-            )));
+            if let Some(call) = &t.tool_call {
+                push(&mut out, tool_call(call));
+            }
+            let message = session
+                .log()
+                .turn_note(index, &t.user.text)
+                .map(str::to_owned);
+            out.push(Replayed::Ended {
+                reason: t.terminal_reason,
+                message,
+            });
+        } else if let Some(text) = assistant {
+            push(&mut out, Update::agent_text(text));
         }
     }
-    updates
+    out
 }
 
-/// A stored call as the `tool_call` update that started it.
-fn tool_call(call: &ToolCall) -> Update {
+/// The ACP `tool_call` update for a logged call.
+fn tool_call(call: &LoggedCall) -> Update {
     let raw_input =
         serde_json::from_slice(call.arguments_json.as_bytes()).unwrap_or(serde_json::Value::Null);
     let title = raw_input
@@ -115,4 +136,45 @@ fn tool_call(call: &ToolCall) -> Update {
         status: ToolStatus::Pending,
         raw_input,
     }
+}
+
+/// `session.history`: the replayed entries as ACP updates. A call an interrupted turn stopped
+/// in ends `failed`; the end itself is a notice chunk (`[cancelled]`, `[failed: …]`) of its own.
+pub fn history_updates(replayed: &[Replayed]) -> Vec<Update> {
+    let mut out = Vec::with_capacity(replayed.len());
+    let mut open_calls: Vec<String> = Vec::new();
+    for entry in replayed {
+        match entry {
+            Replayed::Update(update) => {
+                match update {
+                    Update::ToolCall { tool_call_id, .. } => open_calls.push(tool_call_id.clone()),
+                    Update::ToolCallUpdate { tool_call_id, .. } => {
+                        open_calls.retain(|id| id != tool_call_id);
+                    }
+                    _ => {}
+                }
+                out.push(update.clone());
+            }
+            Replayed::Ended { reason, message } => {
+                for id in open_calls.drain(..) {
+                    out.push(Update::ToolCallUpdate {
+                        tool_call_id: id,
+                        status: ToolStatus::Failed,
+                        content: Vec::new(),
+                        // As the live turn's last update for it said.
+                        raw_output: Some(serde_json::json!({
+                            "exitCode": null,
+                            "cancelled": *reason == TerminalReason::Cancelled,
+                        })),
+                    });
+                }
+                let notice = match message {
+                    Some(message) => format!("\n\n[{}: {message}]", reason.as_str()),
+                    None => format!("\n\n[{}]", reason.as_str()),
+                };
+                out.push(Update::agent_text(notice));
+            }
+        }
+    }
+    out
 }

@@ -16,6 +16,7 @@ use std::collections::HashSet;
 use crate::log::appender::{Environment, NewSession, TurnCommit};
 use crate::log::checkpoint::RecoveryCheckpoint;
 use crate::log::event::PreferencesChange;
+use crate::log::layout::Mark;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
@@ -76,8 +77,9 @@ pub struct LiveSession {
     log: Log,
     /// The store's revision of what we last committed (`None`: never committed).
     revision: Option<String>,
-    /// Length of the bytes last committed.
-    committed_len: usize,
+    /// What we last committed (for telling whether there is more, and whether a stored record
+    /// is still ours).
+    committed: Mark,
     /// How many turns the store holds (the history length at the last commit).
     committed_turns: usize,
     pub mode: Mode,
@@ -106,7 +108,7 @@ impl LiveSession {
         Ok(LiveSession {
             log,
             revision: None,
-            committed_len: 0,
+            committed: Mark::default(),
             committed_turns: 0,
             mode,
             always_allowed: HashSet::new(),
@@ -120,8 +122,7 @@ impl LiveSession {
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let committed_len = stored.bytes.len();
-        let log = Log::load(stored.bytes).map_err(|error| SessionError::Unreadable {
+        let log = Log::load(stored.bytes.clone()).map_err(|error| SessionError::Unreadable {
             id: id.to_owned(),
             reason: error.to_string(),
         })?;
@@ -131,11 +132,12 @@ impl LiveSession {
                 reason: format!("the stored log belongs to session {}", log.state().id),
             });
         }
+        let committed = log.loaded_mark(&stored.bytes);
         let committed_turns = log.state().history.len();
         Ok(LiveSession {
             log,
             revision: Some(stored.revision),
-            committed_len,
+            committed,
             committed_turns,
             mode,
             always_allowed: HashSet::new(),
@@ -156,7 +158,7 @@ impl LiveSession {
 
     /// True when everything appended has been committed.
     pub fn is_saved(&self) -> bool {
-        self.revision.is_some() && self.committed_len == self.log.bytes().len()
+        self.revision.is_some() && self.log.is_at(&self.committed)
     }
 
     /// How many of the session's turns the store does not hold yet.
@@ -267,6 +269,9 @@ impl LiveSession {
             self.state().total_output_tokens,
         );
         self.append_turn(host, turn, input, output)?;
+        self.log.note_last_turn(
+            "This turn did not finish: the page closed while it ran. The commands it completed are kept.",
+        );
         Ok(true)
     }
 
@@ -281,25 +286,34 @@ impl LiveSession {
         host: &H,
         apply: impl FnOnce(&mut Self) -> Result<T, SessionError>,
     ) -> Result<T, SessionError> {
-        let before = self.log.bytes().len();
+        // A change may rewrite a record in place (a rename), so the undo keeps the bytes whole.
+        let before = self.log.bytes().to_vec();
+        let was_saved = self.is_saved();
         let value = apply(self)?;
         match self.persist(host).await {
             Ok(_) => Ok(value),
             Err(error) => {
-                self.truncate_to(before)?;
+                self.restore(before, was_saved)?;
                 Err(error)
             }
         }
     }
 
-    /// Drops everything appended after the first `len` bytes (a prefix that was a valid log).
-    fn truncate_to(&mut self, len: usize) -> Result<(), SessionError> {
-        if len >= self.log.bytes().len() {
-            return Ok(());
+    /// Goes back to `bytes`, the log as it was before a change (they loaded before);
+    /// `was_saved` says whether the store held exactly them.
+    fn restore(&mut self, bytes: Vec<u8>, was_saved: bool) -> Result<(), SessionError> {
+        if self.log.bytes() != bytes.as_slice() {
+            let log = Log::load(bytes)?;
+            self.committed = log.carry_mark(&self.log, &self.committed, was_saved);
+            self.log = log;
         }
-        let kept = self.log.bytes().get(..len).unwrap_or_default().to_vec();
-        self.log = Log::load(kept)?;
         Ok(())
+    }
+
+    /// Keeps what the screen showed when the last turn ended early (a failure's message), so
+    /// a resumed session shows it again.
+    pub fn note_last_turn(&mut self, message: &str) {
+        self.log.note_last_turn(message);
     }
 
     /// Commits everything appended so far. On a conflict with a record another writer moved on,
@@ -318,7 +332,7 @@ impl LiveSession {
             .await
         {
             Ok(revision) => {
-                self.mark_committed(revision, self.log.bytes().len());
+                self.mark_committed(revision);
                 self.compact_if_due(host).await;
                 Ok(None)
             }
@@ -343,17 +357,15 @@ impl LiveSession {
             .commit_session(&id, self.log.bytes(), self.revision.as_deref())
             .await
         {
-            self.mark_committed(revision, self.log.bytes().len());
+            self.mark_committed(revision);
         }
     }
 
-    /// Records that the store holds our first `len` bytes under `revision`.
-    fn mark_committed(&mut self, revision: String, len: usize) {
+    /// Records that the store holds our log as it is now under `revision`.
+    fn mark_committed(&mut self, revision: String) {
         self.revision = Some(revision);
-        self.committed_len = len;
-        if len == self.log.bytes().len() {
-            self.committed_turns = self.state().history.len();
-        }
+        self.committed = self.log.mark();
+        self.committed_turns = self.state().history.len();
     }
 
     async fn resolve_conflict<H: Host>(
@@ -363,23 +375,19 @@ impl LiveSession {
     ) -> Result<Option<String>, SessionError> {
         let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
         if let Some(stored) = &stored {
-            // The store holds our bytes under a new revision (what we committed, or more of our
-            // log: a commit of ours that answered after we stopped waiting). Nobody moved on:
-            // commit on top of it.
-            let ours = self.log.bytes();
-            let is_ours = !stored.bytes.is_empty()
-                && stored.bytes.len() >= self.committed_len
-                && ours.starts_with(&stored.bytes);
-            if is_ours {
-                self.mark_committed(stored.revision.clone(), stored.bytes.len());
-                if self.is_saved() {
+            // The store holds our bytes under a new revision (what we committed, or a later
+            // state of our log: a commit of ours that answered after we stopped waiting).
+            // Nobody moved on: commit on top of it.
+            if self.revision.is_some() && self.log.holds_ours(&self.committed, &stored.bytes) {
+                if self.log.bytes() == stored.bytes.as_slice() {
+                    self.mark_committed(stored.revision.clone());
                     return Ok(None);
                 }
                 let revision = host
                     .commit_session(&id, self.log.bytes(), Some(&stored.revision))
                     .await
                     .map_err(SessionError::Store)?;
-                self.mark_committed(revision, self.log.bytes().len());
+                self.mark_committed(revision);
                 return Ok(None);
             }
         }
@@ -412,13 +420,16 @@ impl LiveSession {
         if let Some(title) = self.log.title() {
             fork.log.rename(title)?;
         }
+        if let Some(notes) = self.log.notes() {
+            fork.log.set_notes(notes.clone());
+        }
         let id = fork.id().to_owned();
         // `self` changes only once the fork is stored (a dropped or failed commit leaves it).
         let revision = host
             .commit_session(&id, fork.log.bytes(), None)
             .await
             .map_err(SessionError::Store)?;
-        fork.mark_committed(revision, fork.log.bytes().len());
+        fork.mark_committed(revision);
         host.event(HostEvent::SessionForked {
             from: from.to_owned(),
             to: id,

@@ -91,6 +91,14 @@ impl<H: Host> StepSink for TextSink<'_, H> {
     fn text(&mut self, text: &str) {
         self.host.text(self.turn, text);
     }
+    fn thought(&mut self, text: &str) {
+        self.host.update(
+            self.turn,
+            Update::AgentThoughtChunk {
+                content: super::acp::TextContent::new(text),
+            },
+        );
+    }
 }
 
 /// The state of a running turn.
@@ -159,6 +167,10 @@ pub async fn run_turn<H: Host>(
         }
     };
     session.append_turn(host, record, turn.input_tokens, turn.output_tokens)?;
+    if let Err(error) = &result {
+        // What the terminal shows for it (AgentError's text), for a resumed session.
+        session.note_last_turn(&format!("{error} ({})", error.code()));
+    }
     turn.save(session, false).await?;
     let stop_reason = result?;
     Ok(TurnEnd {

@@ -55,7 +55,7 @@ fn opened_js(opened: &Opened) -> JsValue {
         session_id: &opened.session_id,
         config_options: &opened.config_options,
         modes: &opened.modes,
-        history: &opened.history,
+        history: &crate::agent::replay::history_updates(&opened.history),
     })
 }
 

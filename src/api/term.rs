@@ -66,6 +66,8 @@ impl TermCore {
             oauth: flag(&caps, "oauth"),
             workspace: config.workspace.is_some(),
             credential: config.api_key.is_some() || !config.endpoint.is_canonical(),
+            // Shell::new reads it from the workspace.
+            sandboxed: false,
         };
         let env = JsTermEnv::new(io);
         let slot = env.ticker_slot();
@@ -108,6 +110,17 @@ impl TermCore {
     /// Stops every turn; nothing more is written.
     pub fn abort(&self) {
         self.shell.abort();
+    }
+
+    /// Switches the permission mode (`ask` or `code`), as `/permissions` does.
+    ///
+    /// # Errors
+    /// An `FxError` with code `FX_INVALID_MODE` for an unknown or unavailable mode.
+    #[wasm_bindgen(js_name = setMode)]
+    pub fn set_mode(&self, value: &str) -> Result<(), JsValue> {
+        self.shell
+            .set_mode(value)
+            .map_err(|error| crate::host::to_js_error(&error))
     }
 
     /// The id of the session on screen (it follows `/new`, `/resume` and forks); empty before

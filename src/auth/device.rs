@@ -110,20 +110,16 @@ impl PollOutcome {
         )
     }
 
-    /// A sentence for the user about a login that ended without signing in.
+    /// A sentence for the user about a login that ended without signing in (what it means for
+    /// the credential in use is the caller's to add: there may be none).
     #[must_use]
     pub fn message(&self) -> Option<&'static str> {
         match self {
-            PollOutcome::Denied => Some(
-                "Sign-in was turned down in the browser. Your current credential is untouched.",
-            ),
+            PollOutcome::Denied => Some("Sign-in was turned down in the browser."),
             PollOutcome::Expired => Some(
-                "The sign-in code timed out before it was approved. Your current credential is \
-                 untouched; run /login for a fresh code.",
+                "The sign-in code timed out before it was approved; run /login for a fresh code.",
             ),
-            PollOutcome::Failed(_) => {
-                Some("Signing in to Vercel did not work. Your current credential is untouched.")
-            }
+            PollOutcome::Failed(_) => Some("Signing in to Vercel did not work."),
             PollOutcome::Cancelled => Some("Sign-in cancelled."),
             PollOutcome::NotDue { .. }
             | PollOutcome::Pending { .. }

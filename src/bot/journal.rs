@@ -193,6 +193,9 @@ impl Journal {
             Update::AgentMessageChunk { content } => {
                 self.push_text(&content.text);
             }
+            Update::AgentThoughtChunk { content } => {
+                self.push_reasoning(&content.text);
+            }
             Update::UserMessageChunk { .. } => {}
             Update::ToolCall {
                 tool_call_id,

@@ -213,6 +213,16 @@ impl Catalog {
         self.models.iter().find(|m| m.id == id)
     }
 
+    /// Up to `n` catalog ids nearest `query` (see [`nearest`]), best first.
+    #[must_use]
+    pub fn nearest(&self, query: &str, n: usize) -> Vec<String> {
+        let ids: Vec<&str> = self.sorted().into_iter().map(|m| m.id.as_str()).collect();
+        nearest(query, ids, n)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The full view: tool-use first, then tier, then provider rank, then newest, then id.
     #[must_use]
     pub fn sorted(&self) -> Vec<&ModelInfo> {
@@ -225,6 +235,58 @@ impl Catalog {
         });
         view
     }
+}
+
+/// Up to `n` of `candidates` nearest `query`, best first (ties keep the candidates' order).
+/// A candidate scores the best of: the Jaro-Winkler similarity (`strsim`) of the names (ASCII
+/// case folded), that of their last `/` segments, and a shared start of at least three
+/// characters (`gpt-nonexistent` is near `openai/gpt-5`); one containing the other's last
+/// segment adds a bonus. Candidates scoring below 0.7 are left out, so an unrelated word
+/// suggests nothing.
+#[must_use]
+pub fn nearest<'a>(
+    query: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
+    let query = query.to_ascii_lowercase();
+    let tail_of = |s: &str| s.rsplit('/').next().unwrap_or("").to_owned();
+    let query_tail = tail_of(&query);
+    // The best `n` so far, best first; a later candidate must score higher to pass an earlier
+    // one (no sort: this runs on a handful of names and keeps the wasm small).
+    let mut best: Vec<(f64, &str)> = Vec::with_capacity(n + 1);
+    for candidate in candidates {
+        let lower = candidate.to_ascii_lowercase();
+        let tail = tail_of(&lower);
+        let shared = query_tail
+            .bytes()
+            .zip(tail.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let prefix = if shared >= 3 {
+            0.7 + 0.3 * shared as f64 / query_tail.len().min(tail.len()).max(1) as f64
+        } else {
+            0.0
+        };
+        let mut score = strsim::jaro_winkler(&query_tail, &tail)
+            .max(strsim::jaro_winkler(&query, &lower))
+            .max(prefix);
+        if query_tail.len() >= 2 && (tail.contains(&query_tail) || query_tail.contains(&tail)) {
+            score += 0.3;
+        }
+        if score < 0.7 {
+            continue;
+        }
+        let at = best
+            .iter()
+            .position(|(s, _)| score > *s)
+            .unwrap_or(best.len());
+        if at < n {
+            best.insert(at, (score, candidate));
+            best.truncate(n);
+        }
+    }
+    best.into_iter().map(|(_, c)| c).collect()
 }
 
 fn parse_entry(entry: &Map<String, Value>) -> Option<ModelInfo> {

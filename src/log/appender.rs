@@ -1,19 +1,21 @@
 //! The appender (§2.1): creates sessions and appends frames the way fx does (seq = last + 1,
 //! fresh random event ids, the same generation), keeping the replayed state in memory so an
-//! append costs O(frame). Every new frame is re-read by the strict loader path before it is
-//! accepted, so appended bytes always load.
+//! append costs O(frame + the records after the frames). Every new frame is re-read by the
+//! strict loader path before it is accepted, so appended bytes always load. The bytes keep the
+//! canonical layout of [`super::layout`]: frames, then image records, then the display and
+//! notes records.
 
 use sha2::{Digest, Sha256};
 
-use super::blob::{encode_blob, MAX_BLOB_BYTES};
 use super::checkpoint::RecoveryCheckpoint;
 use super::error::{LogError, Reason};
 use super::event::{Event, Frame, PreferencesChange, ReplacementChunk, ReplacementCommitted};
 use super::event::{ReplacementReason, ReplacementStarted, SessionStarted, TurnCommitted};
+use super::layout::{canonical, Layout};
 use super::loader::{decode_line, replay, MAX_FRAME_BYTES};
 use super::reducer::{Reducer, CHUNK_BYTES};
 use super::state::{SessionState, MAX_STATE_BYTES};
-use super::turn::{snapshot_locator, HistoryTurn, ImageSnapshot};
+use super::turn::{HistoryTurn, ImageSnapshot};
 use super::types::Preferences;
 use super::usage::UsageSnapshot;
 use super::view::{view, SessionView};
@@ -60,12 +62,17 @@ pub struct TurnCommit {
 
 /// A session being written: its bytes and the state they replay to.
 pub struct Session {
-    bytes: Vec<u8>,
-    reducer: Reducer,
-    /// Image bytes staged by [`Session::stage_image`], written before the first frame that
+    pub(super) bytes: Vec<u8>,
+    /// Where the frames end and the records after them sit.
+    pub(super) layout: Layout,
+    pub(super) reducer: Reducer,
+    /// Image bytes staged by [`Session::stage_image`], written with the first frame that
     /// references them.
-    staged: Vec<(ImageSnapshot, Vec<u8>)>,
-    written_blobs: std::collections::HashSet<String>,
+    pub(super) staged: Vec<(ImageSnapshot, Vec<u8>)>,
+    /// Counts changes to the bytes ([`Session::mark`]).
+    pub(super) changes: u64,
+    /// Counts log compactions, which rewrite every byte.
+    pub(super) epoch: u64,
 }
 
 impl std::fmt::Debug for Session {
@@ -111,9 +118,11 @@ impl Session {
         };
         let mut session = Self {
             bytes: Vec::new(),
+            layout: Layout::default(),
             reducer: Reducer::default(),
             staged: Vec::new(),
-            written_blobs: Default::default(),
+            changes: 0,
+            epoch: 0,
         };
         let frame = Frame {
             generation: random16(env),
@@ -126,18 +135,23 @@ impl Session {
         Ok(session)
     }
 
-    /// Loads existing session bytes strictly and continues from their end.
+    /// Loads existing session bytes strictly and continues from their end. Bytes written in an
+    /// older layout (records between frames, several display records) are laid out anew; the
+    /// session then counts as changed (see [`Session::loaded_mark`]).
     ///
     /// # Errors
     /// The loader's [`LogError`].
     pub fn load(bytes: Vec<u8>) -> Result<Self, LogError> {
         let replayed = replay(&bytes, |_, _| {})?;
-        let written_blobs = replayed.blobs.iter().map(|b| b.path.clone()).collect();
+        let (laid_out, layout) = canonical(&bytes, &replayed.blobs);
+        let changes = u64::from(laid_out != bytes);
         Ok(Self {
-            bytes,
+            bytes: laid_out,
+            layout,
             reducer: replayed.reducer,
             staged: Vec::new(),
-            written_blobs,
+            changes,
+            epoch: 0,
         })
     }
 
@@ -178,63 +192,9 @@ impl Session {
         self.reducer.title.as_deref()
     }
 
-    /// Names the session: appends a `display.json` record with `title` (one line, whitespace
-    /// collapsed, at most 240 bytes) and the derived preview. Returns the title as stored.
-    ///
-    /// # Errors
-    /// [`Reason::InvalidField`] when nothing is left of `title`.
-    pub fn rename(&mut self, title: &str) -> Result<String, LogError> {
-        let title = super::display::clean_title(title).ok_or_else(|| {
-            LogError::whole(Reason::InvalidField {
-                path: "title".to_owned(),
-                detail: "must not be empty",
-            })
-        })?;
-        self.write_display(&title);
-        Ok(title)
-    }
-
-    fn write_display(&mut self, title: &str) {
-        let state = self.state();
-        let shown = super::display::shown(state, Some(title)).unwrap_or(super::display::Display {
-            title: title.to_owned(),
-            preview: None,
-        });
-        let json = super::display::encode_display_json(&shown, &state.origin_workspace_root);
-        let record = super::blob::encode_blob(super::blob::DISPLAY_PATH, &json);
-        self.bytes.extend_from_slice(&record);
-        self.reducer.title = Some(title.to_owned());
-    }
-
     /// The seq of the last frame.
     pub fn last_seq(&self) -> u64 {
         self.reducer.last_seq
-    }
-
-    /// Keeps image bytes to be written with the turn (or checkpoint) that references them;
-    /// returns the snapshot to put on the [`super::turn::Image`].
-    ///
-    /// # Errors
-    /// [`Reason::BlobTooLarge`] over 16 MiB; [`Reason::InvalidAppend`] for id 0.
-    pub fn stage_image(&mut self, id: u64, bytes: Vec<u8>) -> Result<ImageSnapshot, LogError> {
-        if bytes.len() as u64 > MAX_BLOB_BYTES {
-            return Err(LogError::whole(Reason::BlobTooLarge {
-                what: "image blob",
-                bytes: bytes.len() as u64,
-            }));
-        }
-        if id == 0 {
-            return Err(LogError::whole(Reason::InvalidAppend(
-                "image ids start at 1".to_owned(),
-            )));
-        }
-        let sha256: [u8; 32] = Sha256::digest(&bytes).into();
-        let snapshot = ImageSnapshot {
-            path: snapshot_locator(id, &sha256),
-            sha256,
-        };
-        self.staged.push((snapshot.clone(), bytes));
-        Ok(snapshot)
     }
 
     /// Appends `history_turn_committed`; a frame over 8 MiB becomes a state replacement.
@@ -358,6 +318,7 @@ impl Session {
             usage: state.usage.clone(),
         };
         let old_bytes = std::mem::take(&mut self.bytes);
+        let old_layout = std::mem::take(&mut self.layout);
         let old_reducer = std::mem::take(&mut self.reducer);
         let frame = Frame {
             generation: random16(env),
@@ -371,25 +332,26 @@ impl Session {
             .and_then(|()| self.write_replacement(env, &state, ReplacementReason::LogCompaction));
         if let Err(e) = result {
             self.bytes = old_bytes;
+            self.layout = old_layout;
             self.reducer = old_reducer;
             return Err(e);
         }
         // Carry over the image blobs the state still references (they are already verified),
-        // and the renamed title.
-        self.written_blobs.clear();
+        // the renamed title and the turn notes.
+        self.epoch += 1;
+        let mut at = old_layout.events_end;
+        for (path, len) in &old_layout.images {
+            let record = old_bytes.get(at..at + len).unwrap_or_default();
+            at += len;
+            if self.reducer.snapshots.contains_key(path) {
+                self.layout.insert_image(&mut self.bytes, path, record);
+            }
+        }
         if let Some(title) = &old_reducer.title {
             self.write_display(title);
         }
-        if let Ok(old) = replay(&old_bytes, |_, _| {}) {
-            for blob in &old.blobs {
-                if self.reducer.snapshots.get(&blob.path) != Some(&blob.sha256) {
-                    continue;
-                }
-                if let Some(record) = old_bytes.get(blob.record_start..blob.start + blob.len + 1) {
-                    self.bytes.extend_from_slice(record);
-                    self.written_blobs.insert(blob.path.clone());
-                }
-            }
+        if let Some(notes) = old_reducer.notes {
+            self.set_notes(notes);
         }
         Ok(())
     }
@@ -452,7 +414,7 @@ impl Session {
             sha256,
             chunk_count,
         }));
-        let rollback = self.bytes.len();
+        let rollback = (self.bytes.clone(), self.layout.clone());
         for (i, event) in events.into_iter().enumerate() {
             let frame = Frame {
                 generation: self.reducer.generation,
@@ -464,7 +426,7 @@ impl Session {
             if let Err(e) = self.push_frame(&frame) {
                 // Only an impossible state gets here (the document was checked above); keep
                 // the bytes loadable by reloading what was there before.
-                self.bytes.truncate(rollback);
+                (self.bytes, self.layout) = rollback;
                 if let Ok(replayed) = replay(&self.bytes, |_, _| {}) {
                     self.reducer = replayed.reducer;
                 }
@@ -512,23 +474,6 @@ impl Session {
         self.replace_state(env, next, ReplacementReason::Compaction)
     }
 
-    fn write_staged_blobs(&mut self, images: &[super::turn::Image]) {
-        for image in images {
-            let Some(snapshot) = &image.snapshot else {
-                continue;
-            };
-            if self.written_blobs.contains(&snapshot.path) {
-                continue;
-            }
-            if let Some(pos) = self.staged.iter().position(|(s, _)| s == snapshot) {
-                let (snapshot, bytes) = self.staged.swap_remove(pos);
-                self.bytes
-                    .extend_from_slice(&encode_blob(&snapshot.path, &bytes));
-                self.written_blobs.insert(snapshot.path);
-            }
-        }
-    }
-
     fn push_frame(&mut self, frame: &Frame) -> Result<(), LogError> {
         self.push_line(frame.encode())
     }
@@ -547,7 +492,9 @@ impl Session {
         self.reducer
             .apply(decoded)
             .map_err(|r| LogError::at(seq, r))?;
-        self.bytes.extend_from_slice(&line);
+        self.layout.insert_frame(&mut self.bytes, &line);
+        self.changes += 1;
+        self.settle_display();
         Ok(())
     }
 }

@@ -91,9 +91,16 @@ pub(crate) fn parse_blob(bytes: &[u8], start: usize) -> Result<(BlobRecord, usiz
         return Err(bad("length is not a canonical number"));
     };
     let display = *path == DISPLAY_PATH;
+    let notes = *path == super::notes::NOTES_PATH;
     if display && len > MAX_DISPLAY_BYTES {
         return Err(Reason::BlobTooLarge {
             what: "display record",
+            bytes: len,
+        });
+    }
+    if notes && len > super::notes::MAX_NOTES_BYTES {
+        return Err(Reason::BlobTooLarge {
+            what: "turn notes record",
             bytes: len,
         });
     }
@@ -105,9 +112,9 @@ pub(crate) fn parse_blob(bytes: &[u8], start: usize) -> Result<(BlobRecord, usiz
     }
     let sha256: [u8; 32] =
         parse_hex(sha_text).ok_or_else(|| bad("sha256 must be 64 lowercase hex digits"))?;
-    if !display && !is_locator_for(path, &sha256) {
+    if !display && !notes && !is_locator_for(path, &sha256) {
         return Err(bad(
-            "path must be display.json or images/image-<id>-<first 16 hex of sha256>.bin",
+            "path must be display.json, turn-notes.json or images/image-<id>-<first 16 hex of sha256>.bin",
         ));
     }
     let len = usize::try_from(len).map_err(|_| bad("length out of range"))?;

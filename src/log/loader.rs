@@ -103,12 +103,15 @@ pub(crate) fn replay(
         let seq = frames + 1;
         if rest.starts_with(BLOB_PREFIX) {
             let (blob, next) = parse_blob(bytes, pos).map_err(|r| LogError::at(seq, r))?;
+            let data = bytes
+                .get(blob.start..blob.start + blob.len)
+                .unwrap_or_default();
             if blob.path == DISPLAY_PATH {
-                let data = bytes
-                    .get(blob.start..blob.start + blob.len)
-                    .unwrap_or_default();
                 reducer.title =
                     Some(super::display::decode_title(data).map_err(|r| LogError::at(seq, r))?);
+            } else if blob.path == super::notes::NOTES_PATH {
+                // Ours, and never needed to load the log: an unreadable one is no notes.
+                reducer.notes = super::notes::TurnNotes::decode(data);
             } else if !blob_paths.insert(blob.path.clone()) {
                 return Err(LogError::at(
                     seq,
@@ -152,7 +155,10 @@ pub(crate) fn replay(
     if reducer.state.is_none() {
         return Err(LogError::whole(Reason::Empty));
     }
-    for blob in blobs.iter().filter(|b| b.path != DISPLAY_PATH) {
+    for blob in blobs
+        .iter()
+        .filter(|b| b.path != DISPLAY_PATH && b.path != super::notes::NOTES_PATH)
+    {
         if reducer.snapshots.get(&blob.path) != Some(&blob.sha256) {
             return Err(LogError::whole(Reason::InvalidBlob(format!(
                 "{} does not match an image snapshot the log references",

@@ -13,7 +13,8 @@
 //! - [`appender`]: builds new sessions and appends frames the way fx does.
 //! - [`display`], [`view`]: title/preview derivation and the JS view.
 //! - [`native`]: export to / import from a native fx session directory.
-//! - [`blob`]: image blob records inside session bytes.
+//! - [`blob`]: image blob records inside session bytes. [`layout`]: their canonical place.
+//! - [`notes`]: turn notes (a failed turn's message), fx-wasm's own sidecar record.
 //!
 //! # Session bytes
 //!
@@ -22,10 +23,12 @@
 //! record is a line `#fx-blob <relative path> <byte length> <sha256 hex>\n`, then the raw bytes,
 //! then `\n`. The path must be a canonical snapshot locator (`images/image-<id>-<sha16>.bin`),
 //! the content at most 16 MiB, and it must match (path and SHA-256) an image snapshot some
-//! frame references; all of this is verified on load. A log with no image blobs is exactly
-//! `events.jsonl`; the appender writes a turn's blobs just before its frame, and
-//! [`import_native`] puts them after the frames. A frame always starts with `{`, so the two
-//! never collide. A missing snapshot is fine: fx only needs one to replay an image to a model.
+//! frame references; all of this is verified on load. A log with no records is exactly
+//! `events.jsonl`. The bytes we write are laid out canonically ([`layout`]): the frames, then
+//! the image records in path order, then the display record, then the notes record, which is
+//! also what [`import_native`] builds, so export → import gives back the same bytes. Older
+//! layouts (records between frames) still load. A frame always starts with `{`, so records and
+//! frames never collide. A missing snapshot is fine: fx only needs one to replay an image.
 //!
 //! The whole byte string is committed: a last line without `\n` is a truncated frame and an
 //! error (there is no watermark beyond the end).
@@ -43,7 +46,8 @@
 //! gives it back byte for byte. Like fx, re-encoding canonicalizes what the reader tolerates:
 //! whitespace and key order, provider/effort case and aliases, legacy result schemas (→ 3),
 //! a missing `terminal_reason` or image snapshot keys, legacy summary keys, and repaired
-//! `arguments_json`. Session bytes themselves are never rewritten: the appender only appends.
+//! `arguments_json`. The appender never rewrites a frame: it adds frames after the last one
+//! and replaces only the records that follow the frames.
 //!
 //! # Known gaps
 //!
@@ -60,9 +64,12 @@ pub mod error;
 pub mod event;
 pub mod execution;
 pub(crate) mod json;
+pub mod layout;
 pub mod loader;
 pub mod native;
+pub mod notes;
 pub mod presentation;
+mod records;
 pub(crate) mod reducer;
 pub mod state;
 pub mod turn;

@@ -17,6 +17,7 @@ use super::json::read::{fields, Path};
 use super::json::tree;
 use super::json::write::{hex_string, Writer};
 use super::loader::{load, Loaded};
+use super::notes::{TurnNotes, NOTES_PATH};
 use super::types::is_valid_session_id;
 
 /// The deterministic authority id of an exported session.
@@ -92,7 +93,18 @@ pub fn export(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LogError> {
         ));
     }
     files.push(("events.jsonl".to_owned(), events_only(bytes, &loaded)));
-    for blob in loaded.blobs.iter().filter(|b| b.path != DISPLAY_PATH) {
+    // The last notes record, as it is (fx does not read it; our import does).
+    if let Some(notes) = loaded.blobs.iter().rev().find(|b| b.path == NOTES_PATH) {
+        let data = bytes
+            .get(notes.start..notes.start + notes.len)
+            .unwrap_or_default();
+        files.push((NOTES_PATH.to_owned(), data.to_vec()));
+    }
+    for blob in loaded
+        .blobs
+        .iter()
+        .filter(|b| b.path != DISPLAY_PATH && b.path != NOTES_PATH)
+    {
         let data = bytes
             .get(blob.start..blob.start + blob.len)
             .unwrap_or_default();
@@ -300,6 +312,10 @@ pub fn import(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, LogError> {
                 out.extend_from_slice(&encode_blob(DISPLAY_PATH, &json));
             }
         }
+    }
+    // Turn notes come back when they are readable (as the canonical encoding of what they say).
+    if let Some(notes) = file(NOTES_PATH).and_then(TurnNotes::decode) {
+        out.extend_from_slice(&encode_blob(NOTES_PATH, &notes.encode()));
     }
     Ok(out)
 }

@@ -34,6 +34,8 @@ pub(crate) struct Reducer {
     pub(crate) snapshots: HashMap<String, [u8; 32]>,
     /// The title of the last `display.json` record (a `/rename`), if any.
     pub(crate) title: Option<String>,
+    /// The last `turn-notes.json` record, if any was readable.
+    pub(crate) notes: Option<super::notes::TurnNotes>,
 }
 
 impl Reducer {

@@ -279,6 +279,25 @@ fn turn(t: &HistoryTurn) -> TurnView {
 pub fn view(state: &SessionState, title: Option<&str>) -> SessionView {
     let shown = display::shown(state, title);
     let usage = match &state.usage {
+        // A snapshot that never recorded a generation (fx-wasm keeps token totals per turn
+        // but writes no usage checkpoints) does not describe a session with turns: say its
+        // billing is incomplete and show the turns' token totals rather than "complete, 0".
+        Some(u)
+            if u.next_sequence == 1
+                && u.models.is_empty()
+                && (state.total_input_tokens > 0 || state.total_output_tokens > 0) =>
+        {
+            UsageView {
+                billing: super::usage::Billing::Incomplete.as_str(),
+                input_tokens: state.total_input_tokens,
+                output_tokens: state.total_output_tokens,
+                cache_read_tokens: u.cache_read_tokens,
+                cache_write_tokens: u.cache_write_tokens,
+                total_cost: u.total_cost,
+                api_duration_ms: u.api_duration_ms,
+                wall_duration_ms: u.wall_duration_ms,
+            }
+        }
         Some(u) => UsageView {
             billing: u.billing.as_str(),
             input_tokens: u.input_tokens,

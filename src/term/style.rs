@@ -180,6 +180,30 @@ impl StyledLine {
     pub fn plain_text(&self) -> String {
         self.spans.iter().map(Span::text).collect()
     }
+    /// The line cut to `width` cells, ending in `…` (in the style of the text it replaces)
+    /// when something was cut; unchanged when it fits.
+    #[must_use]
+    pub fn elided(self, width: usize) -> StyledLine {
+        if self.width() <= width {
+            return self;
+        }
+        let mut out = StyledLine::new();
+        let mut room = width.saturating_sub(1);
+        let mut last_style = Style::plain();
+        for span in self.spans {
+            let (kept, used) = crate::term::width::truncate_to_width(&span.text, room);
+            out.push(kept, span.style);
+            last_style = span.style;
+            room = room.saturating_sub(used);
+            if kept.len() < span.text.len() {
+                break;
+            }
+        }
+        if width > 0 {
+            out.push("…", last_style);
+        }
+        out
+    }
 }
 
 /// 256-colour indices for each [`Tone`], for a dark or a light background.

@@ -139,6 +139,38 @@ pub fn truncate_to_width(s: &str, max: usize) -> (&str, usize) {
     (s.get(..end).unwrap_or(""), used)
 }
 
+/// `s` cut to at most `max` columns, ending in `…` when something was cut (never splits a
+/// cluster).
+#[must_use]
+pub fn elide(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if str_width(s) <= max {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    if max == 0 {
+        return std::borrow::Cow::Borrowed("");
+    }
+    let (kept, _) = truncate_to_width(s, max - 1);
+    std::borrow::Cow::Owned(format!("{}…", kept.trim_end()))
+}
+
+/// The longest suffix of `s` that fits in `max` columns (never splits a cluster): the end of a
+/// note being typed stays in view.
+#[must_use]
+pub fn tail_to_width(s: &str, max: usize) -> &str {
+    let pieces: Vec<&str> = clusters(s).collect();
+    let mut used = 0usize;
+    let mut start = s.len();
+    for piece in pieces.iter().rev() {
+        let w = str_width(piece);
+        if used.saturating_add(w) > max {
+            break;
+        }
+        used = used.saturating_add(w);
+        start = start.saturating_sub(piece.len());
+    }
+    s.get(start..).unwrap_or("")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +234,12 @@ mod tests {
         assert_eq!(truncate_to_width("中文字", 5), ("中文", 4));
         assert_eq!(truncate_to_width("abc", 10), ("abc", 3));
         assert_eq!(truncate_to_width("👍🏽x", 1), ("", 0));
+        assert_eq!(elide("abcdef", 6), "abcdef");
+        assert_eq!(elide("abcdef", 4), "abc…");
+        assert_eq!(elide("ab cdef", 4), "ab…");
+        assert_eq!(elide("中文字", 4), "中…");
+        assert_eq!(elide("abc", 0), "");
+        assert_eq!(tail_to_width("hello world", 5), "world");
+        assert_eq!(tail_to_width("中文字", 3), "字");
     }
 }

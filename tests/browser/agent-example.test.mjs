@@ -11,6 +11,8 @@ import { openBrowser } from './chromium.mjs';
 
 let browser;
 let gateway;
+/** How the confirm dialog (the example's permission prompt) is answered. */
+let confirmAnswer = 'accept';
 const replies = [];
 const requests = [];
 
@@ -50,7 +52,7 @@ function startGateway() {
 before(async () => {
   gateway = await startGateway();
   browser = await openBrowser();
-  browser.page.on('dialog', (dialog) => dialog.accept());
+  browser.page.on('dialog', (dialog) => (confirmAnswer === 'accept' ? dialog.accept() : dialog.dismiss()));
   const chatUrl = `http://127.0.0.1:${gateway.address().port}/v3/ai/language-model`;
   await browser.page.goto(`${browser.url}examples/agent/?gateway=${encodeURIComponent(chatUrl)}`);
   await browser.page.click('#connect');
@@ -75,8 +77,8 @@ describe('examples/agent', () => {
   test('the selects show the catalog and the modes', async () => {
     const models = await browser.page.$$eval('#model option', (o) => o.map((x) => x.value));
     assert.ok(models.includes('sdk/catalog-alpha'));
-    const modes = await browser.page.$$eval('#mode option', (o) => o.map((x) => x.value));
-    assert.deepEqual(modes.sort(), ['ask', 'code']);
+    const modes = await browser.page.$$eval('#mode option', (o) => o.map((x) => [x.value, x.textContent]));
+    assert.deepEqual(modes.sort(), [['ask', 'ask'], ['code', 'auto']], 'shown in the words the terminal uses');
   });
 
   test('a streamed answer, then a tool call approved in the dialog', async () => {
@@ -113,6 +115,48 @@ describe('examples/agent', () => {
     await browser.page.waitForFunction(() => /A long/.test(document.getElementById('transcript').textContent));
     await browser.page.click('#cancel');
     await browser.page.waitForFunction(() => /Stopped: cancelled/.test(document.getElementById('transcript').textContent));
+  });
+
+  test('a reply is rendered as Markdown, safely (no markup from the model)', async () => {
+    replies.push({
+      events: textEvents('Here:\n\n- **one** item\n- `two`\n\n```\nconst x = "<b>not bold</b>";\n```\n\n<img src=x onerror=alert(1)> and [a link](javascript:alert(1)).\n'),
+    });
+    await send('markdown please');
+    await browser.page.waitForFunction(() => !document.getElementById('send').disabled);
+    const answer = await browser.page.$$eval('#transcript li.assistant', (items) => {
+      const li = items.at(-1);
+      return {
+        strong: li.querySelector('li strong')?.textContent,
+        code: li.querySelector('li code')?.textContent,
+        pre: li.querySelector('pre code')?.textContent,
+        tags: [...li.querySelectorAll('*')].map((n) => n.tagName.toLowerCase()),
+        text: li.textContent,
+        links: [...li.querySelectorAll('a')].length,
+      };
+    });
+    assert.equal(answer.strong, 'one');
+    assert.equal(answer.code, 'two');
+    assert.equal(answer.pre, 'const x = "<b>not bold</b>";');
+    assert.ok(!answer.tags.includes('b') && !answer.tags.includes('img'), answer.tags.join());
+    assert.equal(answer.links, 0, 'a javascript: link stays text');
+    assert.doesNotMatch(answer.text, /\*\*/);
+    assert.match(answer.text, /<img src=x onerror=alert\(1\)>/, 'raw HTML shows as text');
+  });
+
+  test('a denied command says so instead of showing the denial JSON', async () => {
+    replies.push({ events: toolEvents('', [['c9', 'rm -rf /']]) }, { events: textEvents('Understood, not running it.') });
+    confirmAnswer = 'dismiss';
+    await send('wipe it');
+    await browser.page.waitForFunction(() => /not running it/.test(document.getElementById('transcript').textContent));
+    confirmAnswer = 'accept';
+    const tool = await browser.page.$$eval('#transcript li.tool', (items) => {
+      const li = items.at(-1);
+      return { state: li.querySelector('.state').textContent, className: li.className, detail: li.querySelector('pre').textContent };
+    });
+    assert.equal(tool.state, 'denied');
+    assert.match(tool.className, /denied/);
+    assert.match(tool.detail, /declined/);
+    assert.doesNotMatch(tool.detail, /[{}"]/, tool.detail);
   });
 
   test('no errors reached the page', () => {

@@ -13,9 +13,11 @@ export const CHROMIUM = process.env.FX_CHROMIUM ?? '/usr/bin/chromium';
 
 /**
  * Launches Chromium headless on a fresh profile; resolves to `{ context, close() }` (close also
- * deletes the profile). `options` go to playwright's launchPersistentContext.
+ * deletes the profile). `options` go to playwright's launchPersistentContext; `extraArgs` are
+ * added to the command line (e.g. `--force-device-scale-factor=2` with `viewport: null` for a
+ * real, not emulated, device pixel ratio).
  */
-export async function launchChromium(options = {}) {
+export async function launchChromium({ extraArgs = [], ...options } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'fx-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     ...options,
@@ -27,6 +29,7 @@ export async function launchChromium(options = {}) {
       '--disable-background-networking',
       '--disable-component-update',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
   return {

@@ -1,7 +1,7 @@
 // The try page's header controls in Chromium (dev gateway in demo mode, so nothing leaves the
-// machine): the permission switch restarts fx on the same session and the approval panel both
-// allows and denies; a pasted AI Gateway key lives in sessionStorage, rides every model request
-// as the bearer, and "Forget key" drops it again.
+// machine): the permission switch and the terminal's /permissions are one setting, in sync both
+// ways; the approval panel allows and denies; a pasted AI Gateway key lives in sessionStorage,
+// rides every model request as the bearer, and "Forget key" drops it again.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -33,18 +33,29 @@ after(async () => {
 
 const executed = () => page.evaluate(() => window.__executed);
 
-test('"Ask first" restarts fx on the same session; the approval panel allows a command', async () => {
+const statusLine = () => page.evaluate(() => window.__fxTry.screenText().trimEnd().split('\n').at(-1));
+const headerMode = () => page.evaluate(() => document.querySelector('input[name="permission"]:checked')?.value);
+
+test('one permission setting: the header, the footer and /status agree, auto by default', async () => {
+  assert.equal(await headerMode(), 'code', 'auto by default');
+  assert.equal(await page.textContent('label:has(input[value="code"]) span'), 'auto');
+  assert.match(await statusLine(), /^auto · /);
+  await type(page, '/status\r');
+  await waitForScreen(page, 'permission_mode=auto');
   await type(page, 'run echo warm-up\r');
   await waitForScreen(page, /Ran echo warm-up · exit 0/);
   await waitForIdle(page);
-  const session = await page.evaluate(() => window.__fxTry.runtime.sessionId);
+  assert.ok((await executed()).includes('echo warm-up'), 'auto ran it without asking');
+});
 
-  await page.click('label:has(input[value="prompt"])');
-  await page.waitForFunction(() => window.__fxTry.workspace.permission === 'prompt');
-  const restarted = await waitForScreen(page, 'Ran echo warm-up');
-  assert.match(restarted, /Session: resumed/);
-  assert.equal(await page.evaluate(() => window.__fxTry.runtime.sessionId), session, 'the same session');
-  assert.equal(await page.evaluate(() => localStorage.getItem('fx.try.permission')), 'prompt');
+test('the header switch changes the mode in place (no restart); then fx asks and allows', async () => {
+  const starts = await page.evaluate(() => window.__fxTry.starts);
+  await page.click('label:has(input[value="ask"])');
+  await waitForScreen(page, 'Permissions: ask · fx asks before each command');
+  await page.waitForFunction(() => window.__fxTry.screenText().trimEnd().split('\n').at(-1).startsWith('ask · '));
+  assert.equal(await page.evaluate(() => window.__fxTry.starts), starts, 'fx was not restarted');
+  assert.equal(await headerMode(), 'ask');
+  assert.equal(await page.evaluate(() => localStorage.getItem('fx.try.config.mode')), 'ask');
 
   await type(page, 'run echo approved-here\r');
   const asking = await waitForScreen(page, 'Permission needed · run this command?');
@@ -57,23 +68,40 @@ test('"Ask first" restarts fx on the same session; the approval panel allows a c
   assert.ok((await executed()).includes('echo approved-here'));
 });
 
-test('the approval panel denies a command: it never runs and the turn ends', async () => {
+test('3 denies at once: the command never runs and the turn ends', async () => {
   await type(page, 'run echo never-run\r');
   await waitForScreen(page, '$ echo never-run');
+  // 3 decides at once.
   await type(page, '3');
-  await type(page, '\r');
   await waitForScreen(page, 'so the demo stops here');
+  assert.match(await waitForScreen(page, 'Denied echo never-run'), /· 1 denied/);
   await waitForIdle(page);
   assert.ok(!(await executed()).includes('echo never-run'));
 });
 
-test('switching back to "Run" runs commands without asking; the session keeps every turn', async () => {
-  await page.click('label:has(input[value="allow-sandboxed"])');
-  await page.waitForFunction(() => window.__fxTry.workspace.permission === 'allow-sandboxed');
-  await waitForScreen(page, 'so the demo stops here');
+test('/permissions and Shift+Tab in the terminal move the header switch; the session keeps every turn', async () => {
+  await type(page, '/permissions auto\r');
+  await page.waitForFunction(() => document.querySelector('input[name="permission"]:checked')?.value === 'code');
+  assert.match(await statusLine(), /^auto · /);
+  assert.equal(await page.evaluate(() => localStorage.getItem('fx.try.config.mode')), 'code');
   await type(page, 'run echo free-run\r');
   await waitForScreen(page, /Ran echo free-run · exit 0/);
   await waitForIdle(page);
+
+  // Shift+Tab, on the real keyboard.
+  await page.click('#terminal');
+  await page.keyboard.press('Shift+Tab');
+  await page.waitForFunction(() => document.querySelector('input[name="permission"]:checked')?.value === 'ask');
+  assert.match(await statusLine(), /^ask · /);
+
+  // A reload restores the same setting in both places.
+  await loadTry(page, t.url);
+  await waitForScreen(page, 'Session: resumed');
+  assert.equal(await headerMode(), 'ask');
+  assert.match(await statusLine(), /^ask · /);
+  await page.click('label:has(input[value="code"])');
+  await page.waitForFunction(() => window.__fxTry.screenText().trimEnd().split('\n').at(-1).startsWith('auto · '));
+
   const [stored] = await storedSessions(page);
   assert.deepEqual(
     stored.view.turns.map((turn) => turn.user.text),
@@ -125,4 +153,28 @@ test('a pasted key stays in the tab, is sent as the bearer, and "Forget key" dro
   await waitForIdle(page);
   assert.ok(seen.length > 0 && seen.every((auth) => auth === null), JSON.stringify(seen));
   assert.deepEqual(t.errors, []);
+});
+
+test('a pasted key the AI Gateway refuses (HTTP 401) points to "Forget key"', async () => {
+  const chat = new URL('v3/ai/language-model', t.url).href;
+  await page.click('#paste-key');
+  await page.fill('#key-input', 'vck_revoked-key');
+  await page.click('#key-use');
+  await page.waitForFunction(() => document.getElementById('way-in').dataset.state === 'key');
+  await page.waitForFunction(() => window.__fxTry.runtime?.sessionId);
+  await page.evaluate(() => window.__fxTry.ready);
+  // The gateway refuses this key.
+  await page.route(chat, (route) =>
+    route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Invalid API key' } }) }),
+  );
+  await type(page, 'hello\r');
+  await waitForScreen(page, 'HTTP 401');
+  await page.waitForFunction(() => document.getElementById('toast').dataset.tone === 'error');
+  assert.match(await page.textContent('#toast'), /refused your key \(HTTP 401\)\. Press “Forget key”/);
+  assert.equal(await page.getAttribute('#forget-key', 'data-attention'), 'true');
+  await screenshot(page, 'try-key-refused.png');
+  await page.unroute(chat);
+  await page.click('#forget-key');
+  await page.waitForFunction(() => document.getElementById('way-in').dataset.state === 'none');
+  assert.equal(await page.getAttribute('#forget-key', 'data-attention'), null);
 });

@@ -192,3 +192,80 @@ test('Download gives a native session zip; Import (zip, deflated zip, folder) re
   assert.equal((await storedSessions(page)).length, count);
   assert.deepEqual(t.errors, []);
 });
+
+/** The DOS date and time of each local entry of a zip: `[{ name, year, month, day, hour }]`. */
+function zipDates(zip) {
+  const out = [];
+  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50; ) {
+    const time = zip.readUInt16LE(at + 10);
+    const date = zip.readUInt16LE(at + 12);
+    const size = zip.readUInt32LE(at + 18);
+    const nameLength = zip.readUInt16LE(at + 26);
+    const extra = zip.readUInt16LE(at + 28);
+    const name = zip.toString('utf8', at + 30, at + 30 + nameLength);
+    out.push({ name, year: 1980 + (date >> 9), month: (date >> 5) & 15, day: date & 31, hour: time >> 11 });
+    at += 30 + nameLength + extra + size;
+  }
+  return out;
+}
+
+test('your own download imports again after /rename and later turns: the same bytes, no refusal', async () => {
+  const page = await t.newPage();
+  await loadTry(page, t.url);
+  await type(page, '/new\r');
+  await waitForScreen(page, 'Session: started a new session');
+  await turn(page, 'run echo before-rename');
+  await type(page, '/rename My named session\r');
+  await waitForScreen(page, 'renamed to "My named session"');
+  await turn(page, 'run echo after-rename');
+  const id = await page.evaluate(() => window.__fxTry.runtime.sessionId);
+  const stored = async () => page.evaluate(async (sid) => [...(await window.__fxTry.sessionStore.load(sid)).bytes], id);
+  const before = await stored();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const zipPath = join(work, `renamed-${id}.zip`);
+  await download.saveAs(zipPath);
+  // The toast says where the fx CLI looks for it.
+  await page.waitForFunction(() => /Downloaded/.test(document.getElementById('toast').textContent));
+  assert.match(await page.textContent('#toast'), new RegExp(`~/\\.fx/sessions/${id}/`));
+  // Every entry carries the time it was made (not 1980-00-00).
+  const now = new Date();
+  for (const entry of zipDates(await readFile(zipPath))) {
+    assert.equal(entry.year, now.getFullYear(), `${entry.name}: year`);
+    assert.ok(entry.month >= 1 && entry.month <= 12 && entry.day >= 1, `${entry.name}: ${JSON.stringify(entry)}`);
+  }
+
+  await page.evaluate(() => document.getElementById('toast').removeAttribute('data-tone'));
+  await page.setInputFiles('#import-zip-input', zipPath);
+  await page.waitForFunction(() => /Opened|already here/.test(document.getElementById('toast').textContent));
+  assert.notEqual(await page.evaluate(() => document.getElementById('toast').dataset.tone), 'error', await page.textContent('#toast'));
+  assert.match(await page.textContent('#toast'), /Opened “My named session” \(2 turns\)/);
+  assert.deepEqual(await stored(), before, 'the stored bytes did not change');
+  await waitForScreen(page, 'Ran echo after-rename');
+  assert.deepEqual(t.errors, []);
+});
+
+test('a command cancelled with Ctrl+C looks the same after a reload', async () => {
+  const page = await t.newPage();
+  await loadTry(page, t.url);
+  await type(page, '/new\r');
+  await waitForScreen(page, 'Session: started a new session');
+  await type(page, 'run sleep 20\r');
+  await waitForScreen(page, 'Running sleep 20 (');
+  await type(page, '\x03');
+  await waitForScreen(page, '● System: cancelled');
+  await waitForIdle(page);
+  const block = (text) => {
+    const lines = text.split('\n').map((l) => l.trimEnd());
+    const start = lines.findIndex((l) => l === '┃ run sleep 20');
+    const end = lines.indexOf('● System: cancelled', start);
+    return lines.slice(start, end + 1).join('\n');
+  };
+  const live = block(await waitForScreen(page, '● System: cancelled'));
+  assert.match(live, /as asked\.\n\n● 1 tool call · 1 command · 1 cancelled\n└ Cancelled sleep 20\n\n● System: cancelled$/);
+  await loadTry(page, t.url);
+  const resumed = await waitForScreen(page, 'Session: resumed');
+  assert.equal(block(await waitForScreen(page, '● System: cancelled')), live, resumed);
+  assert.doesNotMatch(resumed, /\[cancelled\]/);
+  assert.deepEqual(t.errors, []);
+});

@@ -17,9 +17,9 @@ export const SCREENSHOTS = join(root, 'screenshots');
  * Resolves to `{ url, gateway, context, errors, newPage(), close() }`; `errors` collects console
  * errors and uncaught exceptions of every page opened with `newPage`.
  */
-export async function openTry({ gateway: gatewayOptions = {}, viewport = { width: 1280, height: 800 } } = {}) {
+export async function openTry({ gateway: gatewayOptions = {}, viewport = { width: 1280, height: 800 }, extraArgs = [] } = {}) {
   const gateway = await startDevGateway({ port: 0, demo: true, demoDelayMs: 4, ...gatewayOptions });
-  const browser = await launchChromium({ viewport, acceptDownloads: true });
+  const browser = await launchChromium({ viewport, acceptDownloads: true, extraArgs });
   const errors = [];
   const watch = (page) => {
     page.setDefaultTimeout(15_000);

@@ -49,7 +49,7 @@ test('the page loads: header, demo labels, a terminal filling the window, no con
   assert.equal(layout.kind, 'demo');
   assert.match(layout.notice, /Scripted demo/);
   assert.equal(layout.wayIn, 'none');
-  assert.equal(layout.permission, 'allow-sandboxed');
+  assert.equal(layout.permission, 'code', 'auto: commands run without asking');
   assert.equal(layout.terminalBottom, layout.innerHeight, 'the terminal reaches the bottom of the window');
   assert.equal(layout.terminalWidth, layout.innerWidth);
   assert.ok(layout.headerHeight <= 56, `a slim header (${layout.headerHeight}px)`);

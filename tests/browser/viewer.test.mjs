@@ -41,6 +41,19 @@ test('picking a recorded session shows its turns, tool results and reasons', asy
   assert.match(await page.locator('#turns > li').nth(1).innerText(), /interrupted: cancelled/);
 });
 
+test("fx's replies are rendered as Markdown: a heading, a table, a code block", async () => {
+  const { page, url } = browser;
+  await page.goto(`${url}examples/viewer/`);
+  await page.locator('#fixture option[value="markdown"]').waitFor({ state: 'attached' });
+  await page.selectOption('#fixture', 'markdown');
+  await page.locator('#session:not([hidden])').waitFor();
+  const first = page.locator('#turns > li').nth(0).locator('.assistant .markdown');
+  assert.equal(await first.locator('h3').first().textContent(), 'Title');
+  assert.deepEqual(await first.locator('table th').allTextContents(), ['a', 'b']);
+  assert.match(await first.locator('pre code').first().textContent(), /console\.log/);
+  assert.doesNotMatch(await first.innerText(), /\|---\||^# /m);
+});
+
 test('a native session folder opens through the directory input and exports as a zip', async () => {
   const { page, url } = browser;
   await page.goto(`${url}examples/viewer/`);

@@ -260,7 +260,7 @@ describe('config', () => {
 
     // Refused values: nothing stored, no event.
     await assert.rejects(session.setModel(' padded '), (e) => e.code === 'FX_INVALID_MODEL');
-    await session.setMode('turbo');
+    await assert.rejects(session.setMode('turbo'), (e) => e.code === 'FX_INVALID_MODE');
     assert.equal(session.modes.currentModeId, 'ask');
     assert.deepEqual(writes, [['model', 'sdk/catalog-alpha']]);
 
@@ -287,12 +287,13 @@ describe('config', () => {
     await agent.close();
   });
 
-  test('the model in use follows setModel; an unknown config id is ignored', async () => {
+  test('the model in use follows setModel; an unknown config id is refused', async () => {
     const net = fakeFetch([{ events: textEvents('a') }]);
     const agent = await createFxAgent({ fetch: net.fetch, env });
     const session = await agent.createSession();
     const before = session.configOptions;
-    assert.deepEqual(await session.setConfigOption('provider', 'codex'), before);
+    await assert.rejects(session.setConfigOption('provider', 'codex'), (e) => e.code === 'FX_INVALID_CONFIG_OPTION');
+    assert.deepEqual(session.configOptions, before);
     await session.setModel('test/feature-model');
     await session.prompt('hi').result;
     assert.equal(net.chats()[0].headers['ai-language-model-id'], 'test/feature-model');

@@ -16,6 +16,18 @@ export const CATALOG = {
   ],
 };
 
+/** A catalog with a few real-looking ids, for "did you mean" suggestions. */
+export const WIDE_CATALOG = {
+  object: 'list',
+  data: [
+    ...CATALOG.data,
+    { id: 'openai/gpt-5', type: 'language', released: 3, tags: ['tool-use'] },
+    { id: 'openai/gpt-5-mini', type: 'language', released: 3, tags: ['tool-use'] },
+    { id: 'openai/gpt-4.1', type: 'language', released: 2, tags: ['tool-use'] },
+    { id: 'anthropic/claude-sonnet-4.5', type: 'language', released: 3, tags: ['tool-use'] },
+  ],
+};
+
 export function sse(events, { done = true } = {}) {
   let out = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
   if (done) out += 'data: [DONE]\n\n';

@@ -98,6 +98,7 @@ const options: FxAgentOptions = {
 function render(update: SessionUpdate): string {
   switch (update.sessionUpdate) {
     case 'agent_message_chunk':
+    case 'agent_thought_chunk':
     case 'user_message_chunk':
       return update.content.text;
     case 'tool_call':

@@ -270,6 +270,26 @@ describe('demo mode', () => {
     assert.match(summary, /scripted/);
   });
 
+  test('with --demo the reply says every reply is scripted, whatever the credential', async () => {
+    const events = parseSse((await post(gateway.url, chatRequest([user('hello')], []), { referer: gateway.url })).text);
+    const text = events.filter((e) => e.type === 'text-delta').map((e) => e.delta).join('');
+    assert.match(text, /this server runs with `--demo`/);
+    assert.doesNotMatch(text, /Sign in|paste/);
+  });
+
+  test('a long output is summarised in 20 lines, and the summary says so', async () => {
+    const seq = Array.from({ length: 45 }, (_, i) => `line ${i + 1}`).join('\n');
+    const first = parseSse((await post(gateway.url, chatRequest([user('run seq 45')]))).text);
+    const prompt = append([user('run seq 45')], first, toolOutput({ stdout: `${seq}\n`, stderr: '', exitCode: 0 }));
+    const summary = parseSse((await post(gateway.url, chatRequest(prompt))).text)
+      .filter((e) => e.type === 'text-delta')
+      .map((e) => e.delta)
+      .join('');
+    assert.match(summary, /line 20\n```/);
+    assert.doesNotMatch(summary, /line 21/);
+    assert.match(summary, /The first 20 of its 45 lines/);
+  });
+
   test('`run <command>` runs that command; a declined command ends the turn', async () => {
     const first = parseSse((await post(gateway.url, chatRequest([user('run wc -l src/tasks.js')]))).text);
     assert.deepEqual(JSON.parse(first.find((e) => e.type === 'tool-call').input), { action: 'exec', command: 'wc -l src/tasks.js' });
@@ -505,6 +525,23 @@ describe('passthrough mode (no server key): visitors bring their own credential'
       demoDelayMs: 0,
     });
   });
+
+  test('a scripted reply names only the controls of the client that asked', async () => {
+    const closing = async (headers, tools) => {
+      const events = parseSse((await post(gateway.url, chatRequest([user('hello')], tools), headers)).text);
+      return events.filter((e) => e.type === 'text-delta').map((e) => e.delta).join('');
+    };
+    const page = await closing({ referer: `${gateway.url}` }, []);
+    assert.match(page, /Sign in with Vercel or paste an AI Gateway key/);
+    const agent = await closing({ referer: new URL('examples/agent/', gateway.url).href }, []);
+    assert.doesNotMatch(agent, /Sign in|paste/);
+    assert.match(agent, /start the dev gateway with `AI_GATEWAY_API_KEY`/);
+    assert.match(agent, /No workspace was given/);
+    const script = await closing({}, []);
+    assert.doesNotMatch(script, /Sign in|paste|page/);
+    assert.match(script, /Set `AI_GATEWAY_API_KEY`/);
+  });
+
   after(async () => {
     await gateway?.close();
     await upstream?.close();

@@ -103,7 +103,9 @@ describe('createFxTerminal', () => {
     assert.deepEqual(workspace.calls.map((c) => c.command), ['make', 'make test', 'make test']);
     runtime.write('wipe\r');
     await contains(term, '$ rm -rf /');
-    runtime.write('3');
+    // Down twice to "No", Tab for a note to the model, Enter denies with it.
+    runtime.write('\x1b[B\x1b[B\t');
+    await contains(term, '3. No, and tell fx what to do differently:');
     runtime.write('please do not');
     runtime.write('\r');
     await contains(term, 'refused');
@@ -120,7 +122,7 @@ describe('createFxTerminal', () => {
     await contains(term, '$ shutdown now');
     runtime.write('\x03');
     const text = await contains(term, 'not run');
-    assert.match(text, /Failed shutdown now/);
+    assert.match(text, /Denied shutdown now/);
     assert.equal(workspace.calls.length, 0);
     runtime.abort();
   });
@@ -188,7 +190,8 @@ describe('createFxTerminal', () => {
 
   test('config is restored at start and persisted by /model and /permissions', async () => {
     const configStore = memoryConfigStore({ model: 'test/alpha-model' });
-    const { term, runtime, events } = await startTerminal({ fetch: fakeFetch([]).fetch, env, configStore });
+    const catalog = { object: 'list', data: [{ id: 'test/beta-model', type: 'language', tags: ['tool-use'] }] };
+    const { term, runtime, events } = await startTerminal({ fetch: fakeFetch([], { catalog }).fetch, env, configStore });
     await until(term, (t) => /^ask · alpha-model$/m.test(t));
     assert.ok(events.some((e) => e.type === 'config.restore' && e.configId === 'model' && e.value === 'test/alpha-model'));
     runtime.write('/permissions auto\r');

@@ -81,3 +81,21 @@ test('damaged or unsupported archives are refused with FX_ZIP_INVALID', async ()
   }
   await assert.rejects(unzip('not bytes'), TypeError);
 });
+
+test('entries carry the date they were written (MS-DOS local date and time), not 1980-00-00', async () => {
+  const when = new Date(2026, 4, 17, 13, 45, 30);
+  const bytes = new Uint8Array(await zip({ 'a/b.txt': new TextEncoder().encode('hi') }, { date: when }).arrayBuffer());
+  const view = new DataView(bytes.buffer);
+  const time = view.getUint16(10, true);
+  const date = view.getUint16(12, true);
+  assert.deepEqual(
+    [1980 + (date >> 9), (date >> 5) & 15, date & 31, time >> 11, (time >> 5) & 63, (time & 31) * 2],
+    [2026, 5, 17, 13, 45, 30],
+  );
+  const central = bytes.findIndex((_, i) => view.getUint32(i, true) === 0x02014b50);
+  assert.equal(view.getUint16(central + 12, true), time);
+  assert.equal(view.getUint16(central + 14, true), date);
+  // By default: now.
+  const now = new Uint8Array(await zip({ x: new Uint8Array(1) }).arrayBuffer());
+  assert.equal(1980 + (new DataView(now.buffer).getUint16(12, true) >> 9), new Date().getFullYear());
+});

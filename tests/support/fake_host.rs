@@ -52,6 +52,20 @@ pub fn sse(events: &[&str]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The text of each user message of a chat request body, in order.
+pub fn user_texts(request: &serde_json::Value) -> Vec<String> {
+    request["prompt"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == "user")
+                .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub fn text_reply(parts: &[&str]) -> Reply {
     let mut events: Vec<String> = parts
         .iter()
@@ -95,6 +109,8 @@ pub struct State {
     pub revision_counter: u64,
     pub commits: Vec<(String, Option<String>)>,
     pub config: HashMap<String, String>,
+    /// Every `config_set` call, in order.
+    pub config_sets: Vec<(String, String)>,
     pub exec_results: VecDeque<ExecResult>,
     pub exec_calls: Vec<String>,
     pub exec_hangs: bool,
@@ -470,10 +486,9 @@ impl Host for FakeHost {
     }
     async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
         self.maybe_hang("config_set").await;
-        self.state
-            .borrow_mut()
-            .config
-            .insert(id.to_owned(), value.to_owned());
+        let mut state = self.state.borrow_mut();
+        state.config_sets.push((id.to_owned(), value.to_owned()));
+        state.config.insert(id.to_owned(), value.to_owned());
         Ok(true)
     }
     async fn request_permission(

@@ -152,6 +152,8 @@ impl Term {
             oauth: options.oauth,
             workspace: ws.is_some(),
             credential: options.api_key.is_some(),
+            // Shell::new reads it from the workspace.
+            sandboxed: false,
         };
         let shell = Shell::new(
             host.clone(),

@@ -174,6 +174,7 @@ impl<H: Host> Turn<'_, H> {
         let needs_approval = workspace.permission == Permission::Prompt
             && session.mode == Mode::Ask
             && !session.always_allowed.contains(&command);
+        let mut allow_note = None;
         if needs_approval {
             let request = PermissionRequest {
                 session_id: session.id().to_owned(),
@@ -195,7 +196,7 @@ impl<H: Host> Turn<'_, H> {
                         Stopped::Asking,
                     ))
                 }
-                PermissionAnswer::AllowOnce => {}
+                PermissionAnswer::AllowOnce { note } => allow_note = note,
                 PermissionAnswer::AllowAlways => {
                     session.always_allowed.insert(command.clone());
                 }
@@ -235,7 +236,7 @@ impl<H: Host> Turn<'_, H> {
             ExecResult::Failed(message) => ExecOutcome::HostFailed(message),
         };
         let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
-        Ok(self.finish_call(call, record, None))
+        Ok(self.finish_call(call, record, allow_note))
     }
 
     /// Ends a started call of a cancelled turn with its final update (failed, `cancelled`).

@@ -3,6 +3,7 @@
 use super::screens::Overlay;
 use super::transcript::TextKind;
 use super::{App, Effect, VERSION};
+use crate::agent::modes::Mode;
 
 /// One command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +34,7 @@ pub const COMMANDS: &[Command] = &[
     cmd(
         "permissions",
         " [ask|auto]",
-        "ask before commands, or run them freely",
+        "ask before each command, or run them without asking",
     ),
     cmd("new", "", "start a fresh session"),
     cmd("clear", "", "clear the screen and start a fresh session"),
@@ -104,15 +105,34 @@ impl App {
             "status" => self.status(),
             "version" => self.notice(&format!("Version: {VERSION}")),
             "exit" | "quit" => self.exit(0),
-            _ if !name.is_empty()
-                && !name.contains('/')
-                && body.split_whitespace().count() == 1 =>
-            {
-                self.notice("Command: unknown command, try /help");
-            }
+            // A word after `/` is a command, known or not (with or without arguments); a path
+            // such as `/usr/bin/env is missing` is a prompt.
+            _ if is_command_word(name) => self.unknown_command(name),
             _ => return false,
         }
         true
+    }
+
+    fn unknown_command(&mut self, name: &str) {
+        let names = COMMANDS.iter().map(|c| c.name).chain(["quit", "reset"]);
+        let text = match crate::gateway::catalog::nearest(name, names, 1).first() {
+            Some(near) => format!("Command: unknown command /{name}; did you mean /{near}? (/help lists every command)"),
+            None => format!("Command: unknown command /{name}; /help lists every command"),
+        };
+        self.notice(&text);
+    }
+
+    /// The catalog has no model `id`: say so and offer the nearest ones.
+    pub fn on_unknown_model(&mut self, id: &str, nearest: &[String]) {
+        let suggestion = match nearest {
+            [] => String::new(),
+            [one] => format!(" Did you mean /model {one}?"),
+            [first, rest @ ..] => format!(" Did you mean /model {first} (or {})?", rest.join(", ")),
+        };
+        self.notice(&format!(
+            "Model: {id} is not in the model catalog, so the model stays {}.{suggestion} /models lists them all.",
+            self.model
+        ));
     }
 
     pub(crate) fn set_model(&mut self, id: &str, effort: Option<String>) {
@@ -131,29 +151,84 @@ impl App {
     }
 
     fn permissions(&mut self, args: &str) {
-        let value = match args {
+        let mode = match args {
             "" => {
-                let mode = if self.mode == "code" { "auto" } else { "ask" };
+                let text = if self.caps.sandboxed {
+                    "Permissions: auto · this host runs every command without asking (its workspace permission is allow-sandboxed)".to_owned()
+                } else {
+                    format!(
+                        "Permissions: {} · /permissions ask: fx asks before each command · /permissions auto: commands run without asking (also Shift+Tab)",
+                        self.permission_label()
+                    )
+                };
+                self.notice(&text);
+                return;
+            }
+            "ask" => Mode::Ask,
+            "auto" | "code" => Mode::Code,
+            other => {
+                let other = crate::term::sanitize::sanitize(other);
                 self.notice(&format!(
-                    "Permissions: mode={mode} · /permissions ask asks before each command, /permissions auto runs them under the workspace's policy"
+                    "Permissions: there is no mode \"{other}\"; /permissions ask asks before each command, /permissions auto runs them without asking"
                 ));
                 return;
             }
-            "ask" => "ask",
-            "auto" | "code" => "code",
-            _ => {
-                self.notice("Permissions: usage: /permissions ask|auto");
-                return;
-            }
         };
-        if self.turn.is_some() {
-            self.notice("Permissions: wait for the turn to finish before switching");
-            return;
+        if let Err(why) = self.switch_mode(mode, "terminal") {
+            self.notice(&format!("Permissions: {why}"));
         }
+    }
+
+    /// Switches the permission mode: at once when idle, else when the running turn ends.
+    ///
+    /// # Errors
+    /// Why not: `ask` under a host that runs every command without asking.
+    pub fn switch_mode(&mut self, mode: Mode, source: &'static str) -> Result<(), &'static str> {
+        if self.caps.sandboxed && mode == Mode::Ask {
+            return Err("this host runs every command without asking (its workspace permission is allow-sandboxed), so ask is not available");
+        }
+        if self.turn.is_some() || self.applying_config {
+            self.pending_mode = Some(mode);
+            self.notice(&format!(
+                "Permissions: switching to {} when this turn ends",
+                mode.permission_mode()
+            ));
+            return Ok(());
+        }
+        self.pending_mode = None;
+        self.applying_config = true;
         self.effects.push(Effect::SetConfig {
             id: "mode",
-            value: value.to_owned(),
+            value: mode.id().to_owned(),
+            source,
         });
+        Ok(())
+    }
+
+    /// Shift+Tab: ask ⇄ auto.
+    pub(crate) fn toggle_mode(&mut self) {
+        let next = if self.permission_label() == "ask" {
+            Mode::Code
+        } else {
+            Mode::Ask
+        };
+        if let Err(why) = self.switch_mode(next, "terminal") {
+            self.notice(&format!("Permissions: {why}"));
+        }
+    }
+
+    /// A config change ended (applied or not): queued prompts may go on.
+    pub fn on_config_done(&mut self) {
+        self.applying_config = false;
+        if self.turn.is_none() {
+            if let Some(mode) = self.pending_mode.take() {
+                let _ = self.switch_mode(mode, "terminal");
+                return;
+            }
+        }
+        if !self.queue_paused {
+            self.start_queued();
+        }
     }
 
     /// The driver applied a reasoning effort.
@@ -172,8 +247,11 @@ impl App {
             }
             "mode" => {
                 self.mode = value.to_owned();
-                let label = if value == "code" { "auto" } else { "ask" };
-                self.notice(&format!("Permissions: mode set to {label}"));
+                let text = match self.permission_label() {
+                    "auto" => "Permissions: auto · commands run without asking",
+                    _ => "Permissions: ask · fx asks before each command",
+                };
+                self.notice(text);
             }
             _ => {}
         }
@@ -204,7 +282,7 @@ impl App {
     }
 
     fn status(&mut self) {
-        let mode = if self.mode == "code" { "auto" } else { "ask" };
+        let mode = self.permission_label();
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let text = format!(
             "Status: model={} · permission_mode={mode} · session={} · {} · workspace={} · history_store={} · session_store={} · version={VERSION}",
@@ -217,4 +295,12 @@ impl App {
         );
         self.notice(&text);
     }
+}
+
+/// A command-like word: ASCII letters, digits, `-` and `_`, starting with a letter.
+fn is_command_word(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }

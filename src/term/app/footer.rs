@@ -6,7 +6,7 @@ use super::commands::matching_commands;
 use super::transcript::{compact_count, tool_rows};
 use super::{App, Block};
 use crate::term::style::{Style, StyledLine, Tone};
-use crate::term::width::{str_width, truncate_to_width};
+use crate::term::width::{elide, str_width, tail_to_width};
 
 fn row(text: &str, style: Style) -> StyledLine {
     let mut line = StyledLine::new();
@@ -14,9 +14,9 @@ fn row(text: &str, style: Style) -> StyledLine {
     line
 }
 
-fn clipped(text: &str, width: usize, style: Style) -> StyledLine {
-    let (kept, _) = truncate_to_width(text, width);
-    row(kept, style)
+/// `text` in one row of `width` cells, ending in `…` when it had to be cut.
+fn elided(text: &str, width: usize, style: Style) -> StyledLine {
+    row(&elide(text, width), style)
 }
 
 impl App {
@@ -31,6 +31,7 @@ impl App {
 
     fn activity_row(&self) -> Option<StyledLine> {
         let turn = self.turn.as_ref()?;
+        let w = self.width;
         let elapsed = turn.elapsed_ms(self.now);
         let secs = elapsed / 1000;
         let tokens = format!(
@@ -40,7 +41,7 @@ impl App {
         );
         let mut line = StyledLine::new();
         if let Some(retry) = &turn.retry {
-            line.push(&format!("⚠ {retry}"), Style::plain().fg(Tone::Secondary));
+            line.push(&retry_line(retry, w), Style::plain().fg(Tone::Secondary));
             return Some(line);
         }
         let lit = elapsed % 1000 < 500 || turn.approval_since.is_some();
@@ -61,12 +62,18 @@ impl App {
         } else {
             "Thinking".to_owned()
         };
-        let label = format!("{verb} ({secs}s)");
-        let room = self.width.saturating_sub(2 + str_width(&tokens)).max(8);
-        let (label, _) = truncate_to_width(&label, room);
-        line.push(label, Style::plain());
+        // The clock and the token counts stay whole; a long command gives way (`…`), and on
+        // a very narrow screen the token counts go first.
+        let clock = format!(" ({secs}s)");
+        let tokens = if 2 + 12 + str_width(&clock) + str_width(&tokens) <= w {
+            tokens
+        } else {
+            String::new()
+        };
+        let room = w.saturating_sub(2 + str_width(&clock) + str_width(&tokens));
+        line.push(&format!("{}{clock}", elide(&verb, room)), Style::plain());
         line.push(&tokens, Style::plain().fg(Tone::Secondary));
-        Some(line)
+        Some(line.elided(w))
     }
 
     fn status_row(&self) -> StyledLine {
@@ -87,7 +94,7 @@ impl App {
         if !self.queue.is_empty() {
             parts.push(format!("queued {}", self.queue.len()));
         }
-        parts.push(if self.mode == "code" { "auto" } else { "ask" }.to_owned());
+        parts.push(self.permission_label().to_owned());
         parts.push(model_label(&self.model));
         if self.effort != "auto" {
             parts.push(self.effort.clone());
@@ -96,7 +103,7 @@ impl App {
         if self.esc_clear_until.is_some() {
             text.push_str(" · esc again to clear");
         }
-        clipped(&text, self.width, Style::plain().fg(Tone::Secondary))
+        elided(&text, self.width, Style::plain().fg(Tone::Secondary))
     }
 
     fn composer_rows(&self, rows: &mut Vec<StyledLine>) -> (usize, usize) {
@@ -116,48 +123,77 @@ impl App {
         )
     }
 
-    /// The approval panel, when one is open, and its cursor: only while the deny note is being
-    /// typed (otherwise the cursor is hidden, not parked on a row of the panel).
+    /// The approval panel, when one is open, and its cursor: only while a note is being typed
+    /// (otherwise the cursor is hidden, not parked on a row of the panel).
     fn approval_rows(&self, rows: &mut Vec<StyledLine>) -> Option<Option<(usize, usize)>> {
         let approval = self.approval.as_ref()?;
         let w = self.width;
         let divider = "─".repeat(w);
         rows.push(row(&divider, Style::plain().fg(Tone::Border)));
-        rows.push(clipped(
+        rows.push(elided(
             "Permission needed · run this command?",
             w,
             Style::plain().bold(),
         ));
         let command = crate::term::sanitize::sanitize(&approval.command).replace('\n', " ");
-        rows.push(clipped(&format!("$ {command}"), w, Style::plain()));
+        rows.push(elided(&format!("$ {command}"), w, Style::plain()));
+        let note = crate::term::sanitize::sanitize(&approval.note);
         let options = [
-            "1. Yes".to_owned(),
-            "2. Yes, and don't ask again for this exact command".to_owned(),
-            if approval.selected == 2 {
-                format!("3. No, and tell fx: {}", approval.note)
-            } else {
-                "3. No".to_owned()
-            },
+            ("1. Yes", "1. Yes, and tell fx what to do next: "),
+            ("2. Yes, and don't ask again for this exact command", ""),
+            ("3. No", "3. No, and tell fx what to do differently: "),
         ];
         let mut cursor = None;
-        for (i, option) in options.iter().enumerate() {
+        for (i, (plain, amended)) in options.iter().enumerate() {
             let selected = i == approval.selected;
-            let text = format!("{}{option}", if selected { "❯ " } else { "  " });
-            if selected && i == 2 {
-                cursor = Some((rows.len(), str_width(&text).min(w.saturating_sub(1))));
-            }
+            let marker = if selected { "❯ " } else { "  " };
             let style = if selected {
                 Style::plain().bold()
             } else {
                 Style::plain()
             };
-            rows.push(clipped(&text, w, style));
+            if selected && approval.amending {
+                // The note's end stays in view: a long note scrolls left behind the label.
+                let label = format!("{marker}{amended}");
+                let room = w.saturating_sub(str_width(&label) + 1);
+                let shown = tail_to_width(&note, room);
+                let mut line = StyledLine::new();
+                line.push(&label, style);
+                line.push(shown, Style::plain());
+                cursor = Some((
+                    rows.len(),
+                    (str_width(&label) + str_width(shown)).min(w - 1),
+                ));
+                rows.push(line);
+            } else {
+                rows.push(elided(&format!("{marker}{plain}"), w, style));
+            }
         }
-        rows.push(clipped(
-            "1–3 Choose    ↑↓ Select    Enter Confirm    Esc Deny",
-            w,
-            Style::plain().fg(Tone::Secondary),
-        ));
+        let hints: &[&str] = if approval.amending {
+            &[
+                "Type a note for fx    Enter Confirm    Esc Back",
+                "Enter Confirm    Esc Back",
+            ]
+        } else if approval.can_amend() {
+            &[
+                "1–3 Choose now    ↑↓ Options    Tab Amend    Enter Confirm    Esc Deny",
+                "1–3 Choose now    Tab Amend    Enter Confirm    Esc Deny",
+                "1–3 Choose    Tab Amend    Enter OK",
+            ]
+        } else {
+            &[
+                "1–3 Choose now    ↑↓ Options    Enter Confirm    Esc Deny",
+                "1–3 Choose now    Enter Confirm    Esc Deny",
+                "1–3 Choose    Enter OK",
+            ]
+        };
+        let hint = hints
+            .iter()
+            .find(|h| str_width(h) <= w)
+            .or(hints.last())
+            .copied()
+            .unwrap_or_default();
+        rows.push(elided(hint, w, Style::plain().fg(Tone::Secondary)));
         Some(cursor)
     }
 
@@ -178,7 +214,7 @@ impl App {
             } else {
                 Style::plain().fg(Tone::Secondary)
             };
-            rows.push(clipped(
+            rows.push(elided(
                 &format!("{}{text}", if i == selected { "❯ " } else { "  " }),
                 w,
                 style,
@@ -206,7 +242,7 @@ impl App {
                     " · ↑ to edit"
                 }
             );
-            footer.push(clipped(
+            footer.push(elided(
                 &text,
                 self.width,
                 Style::plain().fg(Tone::Secondary),
@@ -234,7 +270,13 @@ impl App {
         let mut rows: Vec<StyledLine> = open.into_iter().skip(skip).collect();
         rows.extend(footer);
         let skip_footer = rows.len().saturating_sub(self.height);
-        let rows: Vec<StyledLine> = rows.into_iter().skip(skip_footer).collect();
+        // Every live row fits the width: whatever was laid out too wide is elided, never left
+        // to wrap or overwrite the last column.
+        let rows: Vec<StyledLine> = rows
+            .into_iter()
+            .skip(skip_footer)
+            .map(|row| row.elided(self.width))
+            .collect();
         let cursor = cursor.map(|(r, c)| {
             (
                 (r + shown).saturating_sub(skip_footer),
@@ -248,4 +290,24 @@ impl App {
 /// The status-line model label: the part after the last `/`.
 pub fn model_label(model: &str) -> String {
     model.rsplit('/').next().unwrap_or(model).to_owned()
+}
+
+/// The retry row, `⚠ <problem> · retrying in Ns · attempt k/n`, in `width` cells: the problem
+/// gives way first (`…`), then the whole row is elided.
+fn retry_line(retry: &str, width: usize) -> String {
+    let full = format!("⚠ {retry}");
+    if str_width(&full) <= width {
+        return full;
+    }
+    let when = retry
+        .find(" · retrying")
+        .and_then(|at| retry.get(at..))
+        .unwrap_or("");
+    let problem = retry.get(..retry.len() - when.len()).unwrap_or(retry);
+    let room = width.saturating_sub(2 + str_width(when));
+    if room >= 4 {
+        return format!("⚠ {}{when}", elide(problem, room));
+    }
+    let when = format!("⚠ {}", when.trim_start_matches(" · "));
+    elide(&when, width).into_owned()
 }

@@ -3,7 +3,7 @@
 
 use super::commands::matching_commands;
 use super::screens::Overlay;
-use super::{App, Effect, Theme, ThemeProbe};
+use super::{App, Approval, Effect, Theme, ThemeProbe};
 use crate::agent::acp::PermissionAnswer;
 use crate::term::keys::{ColorScheme, InputEvent, KeyCode, KeyEvent, Modifiers, ESCAPE_TIMEOUT_MS};
 use crate::term::line_editor::EditOutcome;
@@ -55,8 +55,16 @@ impl App {
             InputEvent::Key(key) => self.handle_key(key),
             InputEvent::Paste(text) => {
                 if let Some(approval) = &mut self.approval {
-                    approval.selected = 2;
-                    approval.note.push_str(&text.replace(['\n', '\t'], " "));
+                    // A paste is a note: for the highlighted choice when it takes one, else "No".
+                    if !approval.amending {
+                        if !approval.can_amend() {
+                            approval.selected = 2;
+                        }
+                        approval.amending = true;
+                        approval.note.clear();
+                    }
+                    let text = text.replace(['\n', '\t', '\r'], " ");
+                    push_note(&mut approval.note, &text);
                 } else if let Some(overlay) = &mut self.overlay {
                     overlay.paste(&text);
                     self.alt_dirty = true;
@@ -140,6 +148,10 @@ impl App {
             return;
         }
         if self.menu_key(key) {
+            return;
+        }
+        if key.code == KeyCode::Tab && key.mods == Modifiers::SHIFT {
+            self.toggle_mode();
             return;
         }
         if key == KeyEvent::plain(KeyCode::Up) && self.editor.is_empty() {
@@ -263,49 +275,10 @@ impl App {
         let Some(approval) = &mut self.approval else {
             return;
         };
-        let answer = match key.code {
-            KeyCode::Char('1')
-                if approval.selected != 2 || key.mods.is_empty() && approval.note.is_empty() =>
-            {
-                Some(PermissionAnswer::AllowOnce)
-            }
-            KeyCode::Char('2') if approval.note.is_empty() => Some(PermissionAnswer::AllowAlways),
-            KeyCode::Char('3') if approval.note.is_empty() && approval.selected != 2 => {
-                approval.selected = 2;
-                None
-            }
-            KeyCode::Char('c') if key.mods.contains(Modifiers::CTRL) => {
-                Some(PermissionAnswer::Reject { note: None })
-            }
-            KeyCode::Up | KeyCode::Left => {
-                approval.selected = (approval.selected + 2) % 3;
-                None
-            }
-            KeyCode::Down | KeyCode::Right | KeyCode::Tab => {
-                approval.selected = (approval.selected + 1) % 3;
-                None
-            }
-            KeyCode::Escape => Some(PermissionAnswer::Reject { note: None }),
-            KeyCode::Enter => Some(match approval.selected {
-                0 => PermissionAnswer::AllowOnce,
-                1 => PermissionAnswer::AllowAlways,
-                _ => PermissionAnswer::Reject {
-                    note: Some(approval.note.trim().to_owned()).filter(|n| !n.is_empty()),
-                },
-            }),
-            KeyCode::Backspace => {
-                approval.note.pop();
-                None
-            }
-            KeyCode::Char(c)
-                if approval.selected == 2 && key.mods.without(Modifiers::SHIFT).is_empty() =>
-            {
-                if approval.note.len() < 4096 {
-                    approval.note.push(c);
-                }
-                None
-            }
-            _ => None,
+        let answer = if approval.amending {
+            amend_key(approval, key)
+        } else {
+            choose_key(approval, key)
         };
         if let Some(answer) = answer {
             self.close_approval();
@@ -334,5 +307,85 @@ impl App {
             return;
         }
         self.start_turn(text);
+    }
+}
+
+/// The longest note an approval takes (as fx's approval text limit).
+const MAX_NOTE_BYTES: usize = 4096;
+
+fn push_note(note: &mut String, text: &str) {
+    for c in text.chars() {
+        if note.len() + c.len_utf8() > MAX_NOTE_BYTES {
+            break;
+        }
+        note.push(c);
+    }
+}
+
+/// The answer a choice confirms, with the note typed for it.
+fn confirm(approval: &Approval) -> PermissionAnswer {
+    let note = Some(approval.note.trim().to_owned()).filter(|n| approval.amending && !n.is_empty());
+    match approval.selected {
+        0 => PermissionAnswer::AllowOnce { note },
+        1 => PermissionAnswer::AllowAlways,
+        _ => PermissionAnswer::Reject { note },
+    }
+}
+
+/// Keys while choosing: `1`–`3` decide at once, arrows move, Tab opens a note on Yes or No,
+/// Enter confirms, Esc and Ctrl+C deny.
+fn choose_key(approval: &mut Approval, key: KeyEvent) -> Option<PermissionAnswer> {
+    if key.mods.contains(Modifiers::CTRL) {
+        return (key.code == KeyCode::Char('c')).then_some(PermissionAnswer::Reject { note: None });
+    }
+    match key.code {
+        KeyCode::Char('1') => Some(PermissionAnswer::AllowOnce { note: None }),
+        KeyCode::Char('2') => Some(PermissionAnswer::AllowAlways),
+        KeyCode::Char('3') => Some(PermissionAnswer::Reject { note: None }),
+        KeyCode::Up | KeyCode::Left => {
+            approval.selected = (approval.selected + 2) % 3;
+            None
+        }
+        KeyCode::Down | KeyCode::Right => {
+            approval.selected = (approval.selected + 1) % 3;
+            None
+        }
+        KeyCode::Tab if approval.can_amend() => {
+            approval.amending = true;
+            approval.note.clear();
+            None
+        }
+        KeyCode::Tab => {
+            approval.selected = 2;
+            None
+        }
+        KeyCode::Enter => Some(confirm(approval)),
+        KeyCode::Escape => Some(PermissionAnswer::Reject { note: None }),
+        _ => None,
+    }
+}
+
+/// Keys while a note is typed: text goes into it, Enter confirms with it, Esc or Tab go back to
+/// the choices (dropping it), Ctrl+C denies.
+fn amend_key(approval: &mut Approval, key: KeyEvent) -> Option<PermissionAnswer> {
+    match key.code {
+        KeyCode::Char('c') if key.mods.contains(Modifiers::CTRL) => {
+            Some(PermissionAnswer::Reject { note: None })
+        }
+        KeyCode::Enter if key.mods.is_empty() => Some(confirm(approval)),
+        KeyCode::Escape | KeyCode::Tab => {
+            approval.amending = false;
+            approval.note.clear();
+            None
+        }
+        KeyCode::Backspace => {
+            approval.note.pop();
+            None
+        }
+        KeyCode::Char(c) if key.mods.without(Modifiers::SHIFT).is_empty() => {
+            push_note(&mut approval.note, c.encode_utf8(&mut [0; 4]));
+            None
+        }
+        _ => None,
     }
 }

@@ -10,7 +10,6 @@
 use crate::agent::credential::{AuthSource, AuthStatus};
 use crate::term::keys::{KeyCode, KeyEvent};
 use crate::term::style::{Style, StyledLine, Tone};
-use crate::term::width::truncate_to_width;
 
 use super::{App, Effect};
 
@@ -52,9 +51,8 @@ pub struct SignIn {
 
 fn line(text: &str, width: usize, style: Style) -> StyledLine {
     let mut row = StyledLine::new();
-    let (kept, _) = truncate_to_width(text, width);
-    row.push(kept, style);
-    row
+    row.push(text, style);
+    row.elided(width)
 }
 
 impl App {
@@ -197,7 +195,12 @@ impl App {
             return;
         };
         self.effects.push(Effect::CancelLogin { id: flow.id });
-        self.notice("Auth: sign-in cancelled; the current credential is unchanged");
+        let kept = if self.caps.credential {
+            "; the current credential is unchanged"
+        } else {
+            ""
+        };
+        self.notice(&format!("Auth: sign-in cancelled{kept}"));
     }
 
     /// The credential as the agent now holds it; `usable` is false when a request would be

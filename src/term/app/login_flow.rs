@@ -30,13 +30,26 @@ pub struct Running {
 /// so), else the sentence to show.
 type Ended = Option<(bool, String)>;
 
-fn failure(outcome: &PollOutcome) -> String {
+fn failure(outcome: &PollOutcome, has_credential: bool) -> String {
     let text = outcome
         .message()
-        .unwrap_or("Signing in to Vercel did not work. Your current credential is untouched.");
-    match outcome {
+        .unwrap_or("Signing in to Vercel did not work.");
+    let text = match outcome {
         PollOutcome::Failed(error) => format!("{text} ({error})"),
         _ => text.to_owned(),
+    };
+    format!("{text}{}", credential_kept(has_credential, &text))
+}
+
+/// What a sign-in that did not happen means for the credential: kept when there is one; when
+/// there is none, only how to try again (never "your credential is untouched").
+pub(super) fn credential_kept(has_credential: bool, said: &str) -> &'static str {
+    if has_credential {
+        " Your current credential is untouched."
+    } else if said.contains("/login") {
+        ""
+    } else {
+        " Run /login to try again."
     }
 }
 
@@ -165,6 +178,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     async fn device_login(&self, id: u32, cancel: &Cancel) -> Ended {
         let agent = &self.inner.agent;
+        let has_credential = self.inner.app.borrow().caps.credential;
         let config = match agent.auth_config() {
             Ok(config) => config.clone(),
             Err(error) => return Some((false, format!("sign-in is not possible here: {error}"))),
@@ -174,7 +188,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             _ if cancel.is_cancelled() => return None,
             Ok(login) => login,
             Err(error) => {
-                return Some((false, failure(&PollOutcome::Failed(error))));
+                return Some((false, failure(&PollOutcome::Failed(error), has_credential)));
             }
         };
         let code = login.code().clone();
@@ -211,7 +225,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     .on_login_poll(id, Some(interval_ms / 1000)),
                 PollOutcome::Authorized(authorized) => break authorized,
                 PollOutcome::Cancelled | PollOutcome::AlreadyFinished => return None,
-                other => return Some((false, failure(&other))),
+                other => return Some((false, failure(&other, has_credential))),
             }
             self.flush();
             let now = u64::try_from(agent.host().now_ms()).unwrap_or(0);
@@ -252,20 +266,17 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         match auth::save_new_session(&auth, &record).await {
             Ok(_) => {}
             Err(AuthError::RevisionConflict) => {
+                let said = "Another tab changed the stored sign-in at the same moment, so this \
+                            one was not saved; run /login again.";
                 return Some((
                     false,
-                    "another tab changed the stored sign-in at the same moment, so this one was \
-                     not saved; the current credential is unchanged (run /login again)"
-                        .to_owned(),
-                ))
+                    format!("{said}{}", credential_kept(has_credential, said)),
+                ));
             }
             Err(error) => {
-                return Some((
-                    false,
-                    format!(
-                    "the sign-in could not be saved ({error}); the current credential is unchanged"
-                ),
-                ))
+                let said = format!("The sign-in could not be saved ({error}).");
+                let kept = credential_kept(has_credential, &said);
+                return Some((false, format!("{said}{kept}")));
             }
         }
         agent.set_login(Credential::from_record(&record), LoginOrigin::SignedIn);

@@ -8,13 +8,15 @@
 //! - [`App::take_effects`]: what the driver must do (start or cancel a turn, set config, …) and
 //!   report back through the `on_*` methods.
 //!
-//! Submodules: [`transcript`] (blocks and their rows), [`footer`] (live region: activity row,
+//! Submodules: [`transcript`] (blocks and their rows), [`updates`] (the agent's updates and a
+//! replayed session becoming blocks), [`footer`] (live region: activity row,
 //! composer, menus, approval panel, status line), [`input`] (keys), [`commands`] (slash
 //! commands), [`login`] (the sign-in panel and `/login`, `/logout`; [`login_flow`] drives the
 //! device flow), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
 //! painting), [`shell`] (the async driver over an [`crate::agent::Agent`]).
 
 pub mod agent_host;
+pub mod catalog;
 pub mod commands;
 pub mod footer;
 pub mod frame;
@@ -25,12 +27,14 @@ pub mod screens;
 pub mod shell;
 pub mod transcript;
 pub mod turns;
+pub mod updates;
 
 pub use turns::ActiveTurn;
 
 use std::collections::VecDeque;
 
-use crate::agent::acp::{PermissionAnswer, StopReason, ToolStatus, Update};
+use crate::agent::acp::{PermissionAnswer, StopReason};
+use crate::agent::replay::Replayed;
 use crate::term::ansi::{Ansi, AnsiLine};
 use crate::term::history::PromptHistory;
 use crate::term::keys::KeyDecoder;
@@ -39,7 +43,7 @@ use crate::term::style::{line_to_ansi, Palette, StyledLine};
 
 use frame::Frame;
 use screens::Overlay;
-use transcript::{Block, CallState, TextKind, ToolCall};
+use transcript::{Block, TextKind};
 
 /// The version shown by `/version` and the welcome line.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -51,8 +55,13 @@ pub enum Effect {
     Prompt { turn: u32, text: String },
     /// Cancel a running turn (aborting its host effects).
     Cancel { turn: u32 },
-    /// Set `model` or `mode` on the session and persist it.
-    SetConfig { id: &'static str, value: String },
+    /// Set `model` or `mode` on the session and persist it (`source` for `config.changed`:
+    /// `terminal` for a command, `sdk` for the host's `setMode`).
+    SetConfig {
+        id: &'static str,
+        value: String,
+        source: &'static str,
+    },
     /// Switch the model (persisted as `model`), then set its reasoning effort when given.
     SetModel {
         model: String,
@@ -84,6 +93,18 @@ pub enum Effect {
     OpenUrl(String),
     /// Sign out: remove the stored login, revoke it, drop the credential.
     Logout,
+    /// Fetch the model catalog now (it is needed: a model screen opened, a turn started);
+    /// [`App::set_models`] or [`App::on_catalog_failed`] report back.
+    LoadCatalog,
+}
+
+/// Where the model catalog stands. It is fetched when first needed, never at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogStatus {
+    NotRequested,
+    Loading,
+    Loaded,
+    Failed(String),
 }
 
 /// What the host provides, for commands that need it.
@@ -95,6 +116,9 @@ pub struct Capabilities {
     pub oauth: bool,
     pub workspace: bool,
     pub credential: bool,
+    /// The workspace runs every command without asking (its permission is `allow-sandboxed`),
+    /// so the permission mode is `auto` whatever the session's mode says.
+    pub sandboxed: bool,
 }
 
 /// A stored session for the resume picker.
@@ -131,12 +155,21 @@ pub enum Theme {
     Light,
 }
 
-/// The approval panel's state.
+/// The approval panel's state: the highlighted choice (0 Yes, 1 Yes for the session, 2 No)
+/// and, while `amending`, the note typed for the model ("Yes, and …" / "No, and …").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
     pub command: String,
     pub selected: usize,
+    pub amending: bool,
     pub note: String,
+}
+
+impl Approval {
+    /// Whether the highlighted choice takes a note (Yes and No do; "don't ask again" does not).
+    pub fn can_amend(&self) -> bool {
+        self.selected != 1
+    }
 }
 
 /// The terminal app. See the module docs.
@@ -162,9 +195,14 @@ pub struct App {
     pub(crate) queue_paused: bool,
     pub(crate) model: String,
     pub(crate) mode: String,
+    /// A mode switch asked for during a turn, applied when it ends.
+    pub(crate) pending_mode: Option<crate::agent::modes::Mode>,
+    /// A config change is being applied: queued prompts wait for it.
+    pub(crate) applying_config: bool,
     pub(crate) session_id: String,
     pub(crate) title: Option<String>,
     pub(crate) models: Vec<String>,
+    pub(crate) catalog: CatalogStatus,
     /// Reasoning efforts per model id, from the catalog.
     pub(crate) efforts: std::collections::HashMap<String, Vec<String>>,
     /// The session's reasoning effort (`auto` by default).
@@ -176,6 +214,8 @@ pub struct App {
     pub(crate) overlay: Option<Overlay>,
     pub(crate) alt_drawn: bool,
     pub(crate) alt_dirty: bool,
+    /// A resize asks for the screen to be drawn again at the new width.
+    pub(crate) repaint_screen: bool,
     pub(crate) approval: Option<Approval>,
     pub(crate) exit_code: Option<i32>,
     pub(crate) started: bool,
@@ -215,9 +255,12 @@ impl App {
             queue_paused: false,
             model: String::new(),
             mode: "ask".to_owned(),
+            pending_mode: None,
+            applying_config: false,
             session_id: String::new(),
             title: None,
             models: Vec::new(),
+            catalog: CatalogStatus::NotRequested,
             efforts: std::collections::HashMap::new(),
             effort: "auto".to_owned(),
             caps,
@@ -227,6 +270,7 @@ impl App {
             overlay: None,
             alt_drawn: false,
             alt_dirty: false,
+            repaint_screen: false,
             approval: None,
             exit_code: None,
             started: false,
@@ -234,6 +278,16 @@ impl App {
             silent: false,
             theme_probe: ThemeProbe::Idle,
             signin: login::SignIn::default(),
+        }
+    }
+
+    /// The permission mode as it really is: `ask` (fx asks before each command) or `auto`
+    /// (commands run without asking). One word for the footer, `/status` and `/permissions`.
+    pub fn permission_label(&self) -> &'static str {
+        if self.caps.sandboxed || self.mode == "code" {
+            "auto"
+        } else {
+            "ask"
         }
     }
 
@@ -260,7 +314,22 @@ impl App {
             .cloned()
             .collect();
         self.models = models.into_iter().map(|(id, _)| id).collect();
+        self.catalog = CatalogStatus::Loaded;
         self.alt_dirty = true;
+    }
+
+    /// The catalog could not be loaded (the current model keeps working).
+    pub fn on_catalog_failed(&mut self, message: &str) {
+        self.catalog = CatalogStatus::Failed(message.to_owned());
+        self.alt_dirty = true;
+    }
+
+    /// Asks the driver for the catalog unless it was asked already.
+    pub(crate) fn want_catalog(&mut self) {
+        if self.catalog == CatalogStatus::NotRequested {
+            self.catalog = CatalogStatus::Loading;
+            self.effects.push(Effect::LoadCatalog);
+        }
     }
 
     /// Loads the prompt history (oldest first).
@@ -269,7 +338,7 @@ impl App {
     }
 
     /// Prints the welcome line (or the resume notice and the replayed session) and any notice.
-    pub fn start(&mut self, resumed: Option<Vec<Update>>, notices: &[String]) {
+    pub fn start(&mut self, resumed: Option<Vec<Replayed>>, notices: &[String]) {
         self.started = true;
         match resumed {
             Some(updates) => {
@@ -288,148 +357,6 @@ impl App {
             TextKind::Welcome,
             format!("𝒇x fx {VERSION} · Run /help for commands"),
         );
-    }
-
-    /// Replays a stored session's updates (no turn summaries).
-    pub fn replay(&mut self, updates: Vec<Update>) {
-        for update in updates {
-            if let Update::UserMessageChunk { content } = &update {
-                if self.title.is_none() {
-                    self.title = Some(title_of(&content.text));
-                }
-                self.push_text(TextKind::Prompt, content.text.clone());
-                continue;
-            }
-            self.apply_update(update);
-        }
-        self.close_open();
-        self.set_title();
-    }
-
-    /// A `● Topic: body` notice.
-    pub fn notice(&mut self, text: &str) {
-        self.push_text(TextKind::Notice, text.to_owned());
-    }
-
-    pub fn warning(&mut self, text: &str) {
-        self.push_text(TextKind::Warning, text.to_owned());
-    }
-
-    pub(crate) fn push_text(&mut self, kind: TextKind, text: String) {
-        self.close_open();
-        let block = Block::text(kind, text);
-        self.pending.extend(block.rows(self.width));
-        self.pending.push(StyledLine::new());
-        self.blocks.push(block);
-    }
-
-    /// Closes the open block: its remaining rows become final.
-    pub(crate) fn close_open(&mut self) {
-        let Some(mut block) = self.open.take() else {
-            return;
-        };
-        match &mut block {
-            Block::Assistant(stream) => {
-                stream.finish();
-                let rows = stream.committed();
-                self.pending
-                    .extend(rows.iter().skip(self.open_taken).cloned());
-            }
-            other => self.pending.extend(other.rows(self.width)),
-        }
-        self.pending.push(StyledLine::new());
-        self.blocks.push(block);
-        self.open_taken = 0;
-    }
-
-    /// An update of turn `turn` (others are ignored: a turn abandoned by `/new`).
-    pub fn on_update(&mut self, turn: u32, update: Update) {
-        if self.turn.as_ref().map(|t| t.id) != Some(turn) {
-            return;
-        }
-        self.apply_update(update);
-    }
-
-    /// Streamed answer text of turn `turn`.
-    pub fn on_text(&mut self, turn: u32, text: &str) {
-        if self.turn.as_ref().map(|t| t.id) != Some(turn) {
-            return;
-        }
-        self.push_assistant(text);
-    }
-
-    fn push_assistant(&mut self, text: &str) {
-        if !matches!(self.open, Some(Block::Assistant(_))) {
-            self.close_open();
-            self.open = Some(Block::assistant(self.width));
-        }
-        if let Some(Block::Assistant(stream)) = &mut self.open {
-            stream.push(text);
-        }
-        if let Some(turn) = &mut self.turn {
-            turn.chars_out = turn.chars_out.saturating_add(text.len() as u64);
-            turn.retry = None;
-        }
-    }
-
-    fn apply_update(&mut self, update: Update) {
-        if let Some(turn) = &mut self.turn {
-            // Output arrived: any retry is over.
-            turn.retry = None;
-        }
-        match update {
-            Update::AgentMessageChunk { content } => self.push_assistant(&content.text),
-            Update::UserMessageChunk { content } => {
-                self.push_text(TextKind::Prompt, content.text);
-            }
-            Update::ToolCall {
-                tool_call_id,
-                title,
-                ..
-            } => {
-                if !matches!(self.open, Some(Block::Tools(_))) {
-                    self.close_open();
-                    self.open = Some(Block::Tools(Vec::new()));
-                }
-                if let Some(Block::Tools(calls)) = &mut self.open {
-                    calls.push(ToolCall {
-                        id: tool_call_id,
-                        command: title,
-                        state: CallState::Pending,
-                        output: String::new(),
-                    });
-                }
-            }
-            Update::ToolCallUpdate {
-                tool_call_id,
-                status,
-                content,
-                raw_output,
-            } => {
-                let Some(Block::Tools(calls)) = &mut self.open else {
-                    return;
-                };
-                let Some(call) = calls.iter_mut().find(|c| c.id == tool_call_id) else {
-                    return;
-                };
-                let text: String = content.iter().map(|c| c.content.text.as_str()).collect();
-                let exit_code = raw_output
-                    .as_ref()
-                    .and_then(|r| r.get("exitCode"))
-                    .and_then(serde_json::Value::as_i64)
-                    .and_then(|c| i32::try_from(c).ok())
-                    .or_else(|| transcript::parse_output(&text).0);
-                call.state = match status {
-                    ToolStatus::Pending => CallState::Pending,
-                    ToolStatus::InProgress => CallState::Running,
-                    ToolStatus::Completed => CallState::Ran { exit_code },
-                    ToolStatus::Failed => CallState::Failed { exit_code },
-                };
-                if !text.is_empty() {
-                    call.output = text;
-                }
-            }
-        }
     }
 
     /// Takes what the driver must do.
@@ -484,7 +411,9 @@ impl App {
         self.out.title(&format!("fx · {label} · {}", self.model));
     }
 
-    /// Applies a new size: the live region and the open block are re-wrapped.
+    /// Applies a new size: the screen is drawn again at the new width (the transcript rows
+    /// that fit above the live region, re-wrapped; the terminal's own reflow cuts words), while
+    /// the rows already in scrollback stay as they are.
     pub fn resize(&mut self, width: u16, height: u16) {
         let width = usize::from(width.max(10));
         let height = usize::from(height.max(4));
@@ -499,6 +428,32 @@ impl App {
         }
         self.frame.invalidate();
         self.alt_dirty = true;
+        self.repaint_screen = self.started;
+    }
+
+    /// The last `room` transcript rows at the current width (closed blocks, each followed by a
+    /// blank row, then the open reply's final rows), re-laying out the replies they come from.
+    fn screen_tail(&mut self, room: usize) -> Vec<StyledLine> {
+        let width = self.width;
+        let mut rows: Vec<StyledLine> = Vec::new();
+        if let Some(Block::Assistant(stream)) = &self.open {
+            rows.extend(stream.committed().iter().rev().cloned());
+        }
+        for block in self.blocks.iter_mut().rev() {
+            if rows.len() >= room {
+                break;
+            }
+            if let Block::Assistant(stream) = block {
+                if stream.options().width != width.max(4) {
+                    stream.set_width(width.max(4));
+                }
+            }
+            rows.push(StyledLine::new());
+            rows.extend(block.rows(width).into_iter().rev());
+        }
+        rows.truncate(room);
+        rows.reverse();
+        rows
     }
 
     /// Switches the palette; a change repaints everything (scrollback is cleared and the
@@ -540,6 +495,18 @@ impl App {
             out.push_str("\u{1b}[?1049l");
             self.alt_drawn = false;
             self.frame.invalidate();
+        }
+        if std::mem::take(&mut self.repaint_screen) && self.exit_code.is_none() {
+            // After a resize: home, erase the screen (not the scrollback), and print the rows
+            // that fit above the live region again at the new width.
+            out.push_str("\u{1b}[H\u{1b}[2J");
+            self.frame.reset();
+            let (live, _) = self.live_rows();
+            let room = self.height.saturating_sub(live.len());
+            self.pending = self.screen_tail(room);
+            if let Some(Block::Assistant(stream)) = &self.open {
+                self.open_taken = stream.committed().len();
+            }
         }
         if let Some(Block::Assistant(stream)) = &self.open {
             let committed = stream.committed();

@@ -69,6 +69,7 @@ const HELP_KEYS: &[(&str, &str)] = &[
     ("Ctrl+D", "exit on an empty draft"),
     ("Up/Down, Ctrl+P/N", "prompt history"),
     ("Ctrl+O", "review the transcript with full command output"),
+    ("Shift+Tab", "permissions: ask before each command ⇄ auto"),
     ("Ctrl+A/E/K/U/W/Y", "line editing"),
     ("Ctrl+Z", "undo"),
 ];
@@ -95,6 +96,9 @@ fn when(ms: i64, now_ms: i64) -> String {
 
 impl App {
     pub(crate) fn open_overlay(&mut self, overlay: Overlay) {
+        if matches!(overlay, Overlay::Models { .. }) {
+            self.want_catalog();
+        }
         self.overlay = Some(overlay);
         self.alt_dirty = true;
     }
@@ -294,15 +298,17 @@ impl App {
                 rows.push(StyledLine::new());
                 let models = self.filtered_models(filter);
                 if models.is_empty() {
-                    rows.push(row(
-                        if self.models.is_empty() {
-                            "  The model catalog is not loaded (yet). Use /model <id>."
-                        } else {
-                            "  No model matches."
-                        },
-                        dim,
-                        w,
-                    ));
+                    let text = match &self.catalog {
+                        _ if !self.models.is_empty() => "  No model matches.".to_owned(),
+                        super::CatalogStatus::Failed(why) => format!(
+                            "  The model catalog could not be loaded ({why}). Use /model <id>."
+                        ),
+                        super::CatalogStatus::Loaded => {
+                            "  The model catalog lists no models. Use /model <id>.".to_owned()
+                        }
+                        _ => "  Loading the model catalog…".to_owned(),
+                    };
+                    rows.push(row(&text, dim, w));
                 }
                 let room = h.saturating_sub(5);
                 let start = selected.saturating_add(1).saturating_sub(room);

@@ -10,6 +10,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
+use futures::channel::oneshot;
+
 use crate::agent::acp::PermissionAnswer;
 use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
@@ -53,9 +55,18 @@ pub(super) struct Inner<H: Host, E: TermEnv> {
     pub(super) agent: Agent<TermHost<H>>,
     pub(super) env: Rc<E>,
     session: Rc<RefCell<String>>,
-    catalog_started: Cell<bool>,
+    pub(super) catalog: RefCell<CatalogLoad>,
     /// The device login in progress (see [`super::login_flow`]).
     pub(super) login: RefCell<Option<super::login_flow::Running>>,
+}
+
+/// The model catalog's load: fetched when first needed (a model screen, `/model <id>`, the
+/// first turn), never at start-up.
+pub(super) enum CatalogLoad {
+    Idle,
+    /// Fetching; these wait for it.
+    Loading(Vec<oneshot::Sender<()>>),
+    Done,
 }
 
 /// The running terminal. Cheap to clone.
@@ -95,7 +106,17 @@ fn flush_with<E: TermEnv>(app: &RefCell<App>, env: &E) {
 
 impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// A terminal of `width`×`height` over `host`.
-    pub fn new(host: H, config: AgentConfig, env: E, size: (u16, u16), caps: Capabilities) -> Self {
+    pub fn new(
+        host: H,
+        config: AgentConfig,
+        env: E,
+        size: (u16, u16),
+        mut caps: Capabilities,
+    ) -> Self {
+        caps.sandboxed = config
+            .workspace
+            .as_ref()
+            .is_some_and(|w| w.permission == crate::tools::workspace::Permission::AllowSandboxed);
         let app = Rc::new(RefCell::new(App::new(size.0, size.1, caps)));
         let env = Rc::new(env);
         // Updates mark the screen dirty; one task repaints after however many arrived together
@@ -137,7 +158,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 agent: Agent::new(term_host, config),
                 env,
                 session,
-                catalog_started: Cell::new(false),
+                catalog: RefCell::new(CatalogLoad::Idle),
                 login: RefCell::new(None),
             }),
         }
@@ -220,7 +241,6 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
     pub fn input(&self, bytes: &[u8]) {
         let now = self.now();
         self.inner.app.borrow_mut().handle_input(bytes, now);
-        self.ensure_catalog();
         self.process();
         self.flush();
     }
@@ -250,46 +270,29 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.flush();
     }
 
+    /// The host's `setMode`: switches the permission mode as `/permissions` does (at once when
+    /// idle, else when the running turn ends).
+    ///
+    /// # Errors
+    /// [`AgentError::InvalidMode`] for an unknown mode, or `ask` under a workspace that runs
+    /// every command without asking.
+    pub fn set_mode(&self, value: &str) -> Result<(), AgentError> {
+        let mode = crate::agent::modes::Mode::parse(value)
+            .ok_or_else(|| AgentError::InvalidMode(value.to_owned()))?;
+        let result = self.inner.app.borrow_mut().switch_mode(mode, "sdk");
+        self.after();
+        result.map_err(|why| AgentError::ModeUnavailable {
+            mode: value.to_owned(),
+            why,
+        })
+    }
+
     /// Stops everything without writing (the host releases the terminal).
     pub fn abort(&self) {
         self.inner.app.borrow_mut().silence(130);
         self.stop_login();
         self.inner.agent.shutdown();
         self.inner.agent.host().answer(PermissionAnswer::Cancelled);
-    }
-
-    fn ensure_catalog(&self) {
-        if self.inner.catalog_started.replace(true) {
-            return;
-        }
-        self.load_catalog();
-    }
-
-    /// Loads the catalog again if it was loaded before (the credential changed).
-    pub(super) fn reload_catalog(&self) {
-        if self.inner.catalog_started.get() {
-            self.load_catalog();
-        }
-    }
-
-    fn load_catalog(&self) {
-        let shell = self.clone();
-        self.inner.env.spawn(Box::pin(async move {
-            shell.inner.agent.load_catalog().await;
-            let agent = &shell.inner.agent;
-            let models = agent
-                .catalog_ids()
-                .into_iter()
-                .map(|id| {
-                    let efforts = agent.model_efforts(&id);
-                    (id, efforts)
-                })
-                .collect();
-            let mut app = shell.inner.app.borrow_mut();
-            app.set_models(models);
-            drop(app);
-            shell.flush();
-        }));
     }
 
     pub(super) fn spawn(&self, task: impl Future<Output = ()> + 'static) {
@@ -346,12 +349,16 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 agent.cancel(turn);
                 agent.host().answer(PermissionAnswer::Cancelled);
             }
-            Effect::SetConfig { id, value } => self.spawn(async move {
-                shell.apply_option(id, &value).await;
+            Effect::SetConfig { id, value, source } => self.spawn(async move {
+                shell.apply_option(id, &value, source).await;
+                shell.inner.app.borrow_mut().on_config_done();
+                shell.after();
             }),
             Effect::SetModel { model, effort } => self.spawn(async move {
+                // The model is checked against the catalog, so it is needed now.
+                shell.catalog_ready().await;
                 let agent = &shell.inner.agent;
-                let ok = shell.apply_option("model", &model).await;
+                let ok = shell.apply_option("model", &model, "terminal").await;
                 if let (true, Some(effort)) = (ok, effort) {
                     let current = shell.inner.session.borrow().clone();
                     let result = agent.set_effort(&current, &effort).await;
@@ -455,6 +462,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 shell.after();
             }),
             Effect::Permission(answer) => agent.host().answer(answer),
+            Effect::LoadCatalog => self.start_catalog(),
             Effect::Login { .. }
             | Effect::CancelLogin { .. }
             | Effect::ChooseTeam { .. }
@@ -478,17 +486,22 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     /// Applies config option `id` to the session on screen and shows it at once; then writes it
     /// to the config store (a slow write holds nothing up). True when it was applied.
-    async fn apply_option(&self, id: &'static str, value: &str) -> bool {
+    /// Applies a config value and shows the outcome; once the session is free again (and the
+    /// screen updated) writes it to the config store. True when it was applied.
+    async fn apply_option(&self, id: &'static str, value: &str, source: &'static str) -> bool {
         let session = self.inner.session.borrow().clone();
         let agent = &self.inner.agent;
         let result = agent.apply_config_option(&session, id, value).await;
-        let applied = result.is_ok();
         let previous = {
             let mut app = self.inner.app.borrow_mut();
             match result {
                 Ok((_, previous)) => {
                     app.on_config_applied(id, value);
-                    previous
+                    Some(previous)
+                }
+                Err(AgentError::UnknownModel { id, nearest }) => {
+                    app.on_unknown_model(&id, &nearest);
+                    None
                 }
                 Err(error) => {
                     app.warning(&error_text(&error));
@@ -497,8 +510,9 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             }
         };
         self.after();
+        let applied = previous.is_some();
         if let Some(previous) = previous {
-            agent.store_config(id, value, previous, "terminal").await;
+            agent.store_config(id, value, previous, source).await;
         }
         applied
     }

@@ -18,8 +18,48 @@ const PREVIEW_LINES: usize = 2;
 pub enum CallState {
     Pending,
     Running,
-    Ran { exit_code: Option<i32> },
-    Failed { exit_code: Option<i32> },
+    Ran {
+        exit_code: Option<i32>,
+    },
+    Failed {
+        exit_code: Option<i32>,
+    },
+    /// The user (or the turn's cancel) stopped it while it ran.
+    Cancelled,
+    /// The user said no in the approval panel.
+    Denied,
+}
+
+impl CallState {
+    /// The state a finished call's result describes: `completed` ran; a failure is a denial,
+    /// a cancelled run, or a failed one. `raw` is the update's `rawOutput` when there is one.
+    pub fn finished(completed: bool, text: &str, raw: Option<&serde_json::Value>) -> Self {
+        let (parsed_code, _) = parse_output(text);
+        let exit_code = raw
+            .and_then(|r| r.get("exitCode"))
+            .and_then(serde_json::Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok())
+            .or(parsed_code);
+        if completed {
+            return CallState::Ran { exit_code };
+        }
+        let cancelled = raw
+            .and_then(|r| r.get("cancelled"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or_else(|| text.starts_with("command cancelled"));
+        if cancelled {
+            return CallState::Cancelled;
+        }
+        let denied = serde_json::from_str::<serde_json::Value>(text.trim())
+            .ok()
+            .and_then(|v| v.get("error")?.get("type")?.as_str().map(str::to_owned))
+            .is_some_and(|kind| kind == "tool_permission_denied");
+        if denied {
+            CallState::Denied
+        } else {
+            CallState::Failed { exit_code }
+        }
+    }
 }
 
 /// One tool call of a group.
@@ -34,7 +74,7 @@ pub struct ToolCall {
 
 impl ToolCall {
     pub fn is_done(&self) -> bool {
-        matches!(self.state, CallState::Ran { .. } | CallState::Failed { .. })
+        !matches!(self.state, CallState::Pending | CallState::Running)
     }
 }
 
@@ -254,10 +294,10 @@ fn clip(text: &str, width: usize) -> String {
 /// The rows of a tool group; `full` shows every output line (transcript review).
 pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine> {
     let width = width.max(8);
-    let failed = calls
-        .iter()
-        .filter(|c| matches!(c.state, CallState::Failed { .. }))
-        .count();
+    let count = |want: fn(&CallState) -> bool| calls.iter().filter(|c| want(&c.state)).count();
+    let failed = count(|s| matches!(s, CallState::Failed { .. }));
+    let cancelled = count(|s| *s == CallState::Cancelled);
+    let denied = count(|s| *s == CallState::Denied);
     let running = calls.iter().filter(|c| !c.is_done()).count();
     let n = calls.len();
     let mut header = format!(
@@ -268,8 +308,14 @@ pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine
     if running > 0 {
         header.push_str(&format!(" · {running} running"));
     }
-    if failed > 0 {
-        header.push_str(&format!(" · {failed} failed"));
+    for (n, label) in [
+        (failed, "failed"),
+        (denied, "denied"),
+        (cancelled, "cancelled"),
+    ] {
+        if n > 0 {
+            header.push_str(&format!(" · {n} {label}"));
+        }
     }
     let mut out = vec![{
         let mut line = StyledLine::new();
@@ -295,6 +341,8 @@ pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine
                 "Failed",
                 exit_code.map_or_else(String::new, |c| format!(" · exit {c}")),
             ),
+            CallState::Cancelled => ("Cancelled", String::new()),
+            CallState::Denied => ("Denied", String::new()),
         };
         let mut line = StyledLine::new();
         line.push(branch, Style::plain().fg(Tone::Secondary));
@@ -305,7 +353,8 @@ pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine
         line.push(&body, Style::plain());
         line.push(&suffix, Style::plain().fg(Tone::Secondary));
         out.push(line);
-        if call.is_done() {
+        // A denied or cancelled call has no output to show (its label says how it ended).
+        if call.is_done() && !matches!(call.state, CallState::Denied | CallState::Cancelled) {
             let (_, lines) = parse_output(&call.output);
             let rail = if last { "    " } else { "│   " };
             let shown = if full { lines.len() } else { PREVIEW_LINES };
@@ -321,8 +370,12 @@ pub fn tool_rows(calls: &[ToolCall], width: usize, full: bool) -> Vec<StyledLine
             if lines.len() > shown {
                 let mut line = StyledLine::new();
                 line.push(rail, Style::plain().fg(Tone::Secondary));
+                let more = lines.len() - shown;
                 line.push(
-                    &format!("… {} more lines (ctrl+o to review)", lines.len() - shown),
+                    &format!(
+                        "… {more} more line{} (ctrl+o to review)",
+                        if more == 1 { "" } else { "s" }
+                    ),
                     Style::plain().fg(Tone::Secondary).italic(),
                 );
                 out.push(line);

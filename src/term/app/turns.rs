@@ -1,9 +1,10 @@
 //! The turn lifecycle: starting a prompt (or queueing it), approvals, retries, the end of a
 //! turn with its summary, and session switches.
 
-use super::transcript::{self, Block, CallState, TextKind};
+use super::transcript::{self, TextKind};
 use super::{title_of, App, Approval, Effect, TurnOutcome};
-use crate::agent::acp::{StopReason, Update};
+use crate::agent::acp::StopReason;
+use crate::agent::replay::Replayed;
 
 /// The turn in progress.
 #[derive(Debug, Clone)]
@@ -61,6 +62,7 @@ impl App {
         self.approval = Some(Approval {
             command: command.to_owned(),
             selected: 0,
+            amending: false,
             note: String::new(),
         });
         if let Some(turn) = &mut self.turn {
@@ -103,6 +105,8 @@ impl App {
             shown_out: 0,
         });
         self.effects.push(Effect::Prompt { turn: id, text });
+        // The catalog gives later turns their context window and efforts.
+        self.want_catalog();
     }
 
     /// The gateway reported the token usage of one model step of turn `turn`: the counts become
@@ -130,22 +134,13 @@ impl App {
         if self.approval.is_some() {
             self.close_approval();
         }
-        // Commands the turn left unfinished (cancelled) are failed, not running.
-        if let Some(Block::Tools(calls)) = &mut self.open {
-            for call in calls.iter_mut().filter(|c| !c.is_done()) {
-                call.state = CallState::Failed { exit_code: None };
-            }
-        }
-        self.close_open();
         self.turn = None;
         match outcome {
-            TurnOutcome::Ended(StopReason::Cancelled) => self.notice("System: cancelled"),
-            TurnOutcome::Failed(message) if active.cancelling => {
-                let _ = message;
-                self.notice("System: cancelled");
-            }
-            TurnOutcome::Failed(message) => self.warning(&message),
+            TurnOutcome::Ended(StopReason::Cancelled) => self.show_stopped(None),
+            TurnOutcome::Failed(_) if active.cancelling => self.show_stopped(None),
+            TurnOutcome::Failed(message) => self.show_stopped(Some(message)),
             TurnOutcome::Ended(reason) => {
+                self.close_open();
                 if reason == StopReason::MaxOutputTokens {
                     self.notice("System: the reply reached the output token limit");
                 }
@@ -158,6 +153,11 @@ impl App {
                 self.push_text(TextKind::Summary, summary);
             }
         }
+        if let Some(mode) = self.pending_mode.take() {
+            // Applied before any queued prompt starts (on_config_done starts it).
+            let _ = self.switch_mode(mode, "terminal");
+            return;
+        }
         if !self.queue_paused {
             self.start_queued();
         }
@@ -165,7 +165,7 @@ impl App {
 
     /// Starts the next queued prompt when nothing else runs.
     pub(crate) fn start_queued(&mut self) {
-        if self.turn.is_some() || self.switching {
+        if self.turn.is_some() || self.switching || self.applying_config {
             return;
         }
         if let Some(next) = self.queue.pop_front() {
@@ -204,7 +204,7 @@ impl App {
         &mut self,
         session_id: &str,
         title: Option<&str>,
-        updates: Vec<Update>,
+        updates: Vec<Replayed>,
     ) {
         self.session_id = session_id.to_owned();
         self.title = title.map(title_of);

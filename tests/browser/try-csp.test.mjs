@@ -104,9 +104,8 @@ test('the key dialog, the import menu and the download raise no violation', asyn
 });
 
 test('"Ask first", its approval panel and a resize raise no violation', async () => {
-  await page.click('label:has(input[value="prompt"])');
-  await page.waitForFunction(() => window.__fxTry.workspace.permission === 'prompt');
-  await waitForScreen(page, 'Session: resumed');
+  await page.click('label:has(input[value="ask"])');
+  await waitForScreen(page, 'Permissions: ask · fx asks before each command');
   await type(page, 'run echo csp\r');
   await waitForScreen(page, 'Permission needed');
   await type(page, '1');

@@ -69,7 +69,7 @@ impl TermCore {
             // Shell::new reads it from the workspace.
             sandboxed: false,
         };
-        let env = JsTermEnv::new(io);
+        let env = JsTermEnv::new(io, host.clone());
         let slot = env.ticker_slot();
         let shell = Shell::new(
             JsHostAdapter::new(host),

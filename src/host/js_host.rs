@@ -24,13 +24,15 @@ use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 #[wasm_bindgen]
 extern "C" {
     /// The object js/host.js builds.
+    #[derive(Clone)]
     pub type JsHost;
     #[wasm_bindgen(method, structural)]
     fn now(this: &JsHost) -> f64;
     #[wasm_bindgen(method, structural)]
     fn random(this: &JsHost, buf: &mut [u8]);
+    /// A Promise that resolves after `ms` milliseconds (`setTimeout`).
     #[wasm_bindgen(method, structural)]
-    fn sleep(this: &JsHost, ms: u32) -> Promise;
+    pub(crate) fn sleep(this: &JsHost, ms: u32) -> Promise;
     /// A timer as `{ promise, abort }`: `abort` clears it.
     #[wasm_bindgen(method, structural)]
     fn timer(this: &JsHost, ms: u32) -> JsOp;

@@ -1,8 +1,6 @@
 //! Endpoint rules, the record format, form encoding, and the promise that tokens never show up
 //! in any `Debug` or `Display` output.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 #[path = "auth_fakes.rs"]
 mod fakes;
 

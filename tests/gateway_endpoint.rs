@@ -1,5 +1,4 @@
 //! The `FX_GATEWAY_CHAT_URL` policy, as a table of inputs and outcomes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use fx_wasm::gateway::endpoint::{ChatEndpoint, EndpointError, CANONICAL_CHAT_URL};
 use proptest::prelude::*;

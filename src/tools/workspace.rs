@@ -224,7 +224,6 @@ pub fn utf8_prefix(text: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn raw(root: &str, cwd: &str, permission: &str) -> RawWorkspace {

@@ -228,7 +228,7 @@ fn failure_classes() {
     for (status, code, retryable) in cases {
         let error = CatalogError::from_status(status);
         assert_eq!(
-            (error.code(), error.is_retryable()),
+            (error.code().as_str(), error.is_retryable()),
             (code, retryable),
             "{status}"
         );

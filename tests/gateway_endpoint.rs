@@ -220,7 +220,7 @@ fn every_message_names_the_variable_and_codes_are_distinct() {
         EndpointError::CredentialsOrFragment,
         EndpointError::NotAllowed,
     ];
-    let mut codes: Vec<&str> = errors.iter().map(EndpointError::code).collect();
+    let mut codes: Vec<&str> = errors.iter().map(|e| e.code().as_str()).collect();
     for error in &errors {
         assert!(error.to_string().contains("FX_GATEWAY_CHAT_URL"), "{error}");
     }

@@ -13,6 +13,7 @@ use crate::gateway::error::{
     parse_retry_after, ProviderError, RetryCause, RetryDecision, RetryState,
 };
 use crate::gateway::{Completion, Disposition, SseDecoder, SseEvent, StreamAccumulator};
+use crate::Code;
 
 use super::cancel::{Cancel, Cancelled};
 use super::host::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
@@ -42,13 +43,14 @@ pub enum StepError {
 }
 
 impl StepError {
-    pub fn code(&self) -> &'static str {
+    /// The JS error code: one per kind of failure, whatever the cause's own finer code.
+    pub fn code(&self) -> Code {
         match self {
-            StepError::Cancelled => "FX_CANCELLED",
-            StepError::Http(_) => "FX_GATEWAY_HTTP_ERROR",
-            StepError::Network(_) => "FX_GATEWAY_NETWORK_ERROR",
-            StepError::Response(_) => "FX_GATEWAY_RESPONSE_ERROR",
-            StepError::Decode(_) => "FX_GATEWAY_PROTOCOL_ERROR",
+            StepError::Cancelled => Code::Cancelled,
+            StepError::Http(_) => Code::GatewayHttpError,
+            StepError::Network(_) => Code::GatewayNetworkError,
+            StepError::Response(_) => Code::GatewayResponseError,
+            StepError::Decode(_) => Code::GatewayProtocolError,
         }
     }
 

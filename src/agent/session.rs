@@ -20,6 +20,7 @@ use crate::log::layout::Mark;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
+use crate::Code;
 
 use super::host::{Host, HostEvent, StoreError};
 use super::modes::Mode;
@@ -38,12 +39,12 @@ pub enum SessionError {
 }
 
 impl SessionError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             SessionError::Store(error) => error.code(),
-            SessionError::Log(_) => "FX_SESSION_INVALID",
-            SessionError::NotFound(_) => "FX_SESSION_NOT_FOUND",
-            SessionError::Unreadable { .. } => "FX_SESSION_INVALID",
+            SessionError::Log(_) => Code::SessionInvalid,
+            SessionError::NotFound(_) => Code::SessionNotFound,
+            SessionError::Unreadable { .. } => Code::SessionInvalid,
         }
     }
 }

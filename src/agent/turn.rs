@@ -17,6 +17,7 @@ use crate::log::turn::{
 use crate::log::types::DurableBytes;
 use crate::tools::terminal::{self};
 use crate::tools::workspace::{Permission, WorkspaceInfo};
+use crate::Code;
 
 use super::acp::{StopReason, Update};
 use super::cancel::Cancel;
@@ -59,7 +60,7 @@ pub enum TurnError {
 }
 
 impl TurnError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             TurnError::Step(error) => error.code(),
             TurnError::Request(error) => error.code(),

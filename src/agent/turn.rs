@@ -23,7 +23,7 @@ use super::acp::{StopReason, Update};
 use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
 use super::host::{Host, HostEvent, HttpRequest};
-use super::model::{run_step, Reauth, StepError, StepSink};
+use super::model::{run_step, Reauth, ResponseFailure, StepError, StepSink};
 use super::modes::Mode;
 use super::session::{LiveSession, SessionError};
 use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
@@ -344,10 +344,10 @@ impl<H: Host> Turn<'_, H> {
                 Disposition::ProviderFailure
                 | Disposition::Interrupted
                 | Disposition::InvalidCompletion => {
-                    let message = super::model::provider_message(&completion);
+                    let failure = ResponseFailure::of(&completion);
                     return Err(Ended::failed(
                         completion.text,
-                        TurnError::Step(StepError::Response(message)),
+                        TurnError::Step(StepError::Response(failure)),
                     ));
                 }
             }

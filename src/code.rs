@@ -23,7 +23,7 @@ macro_rules! codes {
         }
 
         impl Code {
-            /// Every code, in the order js/index.d.ts documents them.
+            /// Every code, in the order of the table below.
             pub const ALL: &'static [Code] = &[$(Code::$variant,)+];
 
             /// The code as JS sees it, e.g. `FX_SESSION_INVALID`.

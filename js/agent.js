@@ -2,7 +2,8 @@
 // run in fx-core.wasm; this file loads it, adapts the host's options into the one `host` object
 // the core calls, and shapes the results into Agent / Session / Turn objects.
 
-import { codedError, memorySessionStore } from './memory-stores.js';
+import { codedError } from './errors.js';
+import { memorySessionStore } from './memory-stores.js';
 import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
 import { loadCore } from './load-core.js';
 
@@ -107,7 +108,7 @@ class Agent {
   }
 
   #assertOpen() {
-    if (this.#closing) throw codedError('FX_AGENT_CLOSED', CLOSING, 'FxError');
+    if (this.#closing) throw codedError('FX_AGENT_CLOSED', CLOSING);
   }
 
   async #replaceActive() {
@@ -440,4 +441,3 @@ export function normalizePrompt(input) {
   });
 }
 
-export { codedError };

@@ -8,6 +8,8 @@
 // - effects the core may need to stop (a fetch, a read, a command, a permission wait) come back
 //   as `{ promise, abort }`, so cancelling a turn aborts exactly that turn's effects.
 
+import { codedError } from './errors.js';
+
 const MAX_RANDOM_CHUNK = 65536;
 // oauthSessionStore limits (sdk-api §12.4): the record and its revision.
 const MAX_OAUTH_RECORD_BYTES = 64 * 1024;
@@ -46,9 +48,7 @@ export function normalizeAdapterTimeout(value) {
 }
 
 function adapterError(adapter, method, message) {
-  const error = new TypeError(`${adapter}.${method}() ${message}`);
-  error.code = 'FX_ADAPTER_INVALID';
-  return error;
+  return codedError('FX_ADAPTER_INVALID', `${adapter}.${method}() ${message}`);
 }
 
 /** What a value is, for messages ("a string", "null", "an array", ...). */
@@ -213,13 +213,6 @@ class HttpHandle {
   }
 }
 
-function fxError(code, message) {
-  const error = new Error(message);
-  error.name = 'FxError';
-  error.code = code;
-  return error;
-}
-
 const after = (ms, run) => setTimeout(run, ms);
 
 /**
@@ -242,10 +235,10 @@ function makeDeadlines(timeoutMs) {
         done(value);
       };
       const stop = () => {
-        grace = after(0, () => settle(reject, fxError('FX_AGENT_CLOSED', `${name}() was abandoned: the agent stopped before it answered`)));
+        grace = after(0, () => settle(reject, codedError('FX_AGENT_CLOSED', `${name}() was abandoned: the agent stopped before it answered`)));
       };
       if (deadlineMs !== undefined) {
-        deadline = after(deadlineMs, () => settle(reject, fxError('FX_ADAPTER_TIMEOUT', `${name}() did not answer within ${deadlineMs} ms`)));
+        deadline = after(deadlineMs, () => settle(reject, codedError('FX_ADAPTER_TIMEOUT', `${name}() did not answer within ${deadlineMs} ms`)));
       }
       if (stopped) stop();
       else onStop.add(stop);

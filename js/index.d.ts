@@ -40,11 +40,140 @@ export function setWasm(source: WasmSource | WasmSources): void;
 export interface FxError extends Error {
   name: 'FxError';
   /**
-   * `FX_SESSION_INVALID` when session bytes or a session directory cannot be loaded;
+   * E.g. `FX_SESSION_INVALID` when session bytes or a session directory cannot be loaded,
    * `FX_WASM_LOAD_FAILED` when a wasm artifact cannot be fetched or is not WebAssembly.
    */
-  code: 'FX_SESSION_INVALID' | 'FX_WASM_LOAD_FAILED' | (string & {});
+  code: FxErrorCode;
 }
+
+/**
+ * Every code an fx error (or event) can carry, each stable once shipped. Errors are
+ * {@link FxError}s unless a line says `TypeError` or {@link FxStoreError}; a failed turn's
+ * message in the terminal ends with its code in parentheses. A few codes name a finer cause
+ * that fx reports under a broader code (said on their line).
+ */
+export type FxErrorCode =
+  // The agent and the terminal.
+  /** A call on a session id that is not open. */
+  | 'FX_SESSION_NOT_OPEN'
+  /** `prompt()` while a turn runs in the session. */
+  | 'FX_PROMPT_IN_PROGRESS'
+  /** A model id that is malformed, or that the loaded catalog does not list. */
+  | 'FX_INVALID_MODEL'
+  /** A permission mode other than `ask` and `code`, or one the workspace does not offer. */
+  | 'FX_INVALID_MODE'
+  /** `setConfigOption` with an id other than `model` and `mode`. */
+  | 'FX_INVALID_CONFIG_OPTION'
+  /** A reasoning effort the session format cannot hold. */
+  | 'FX_INVALID_EFFORT'
+  /** A prompt with no text. */
+  | 'FX_EMPTY_PROMPT'
+  /** A turn with no AI Gateway credential (no `AI_GATEWAY_API_KEY`, no login). */
+  | 'FX_AUTH_REQUIRED'
+  /** A call after `close()` or `abort()`, or an adapter call the stop abandoned. */
+  | 'FX_AGENT_CLOSED'
+  // Sessions and the stores.
+  /** Session bytes or a session directory that the strict loader refuses. */
+  | 'FX_SESSION_INVALID'
+  /** `openSession(id)` for an id the session store does not hold. */
+  | 'FX_SESSION_NOT_FOUND'
+  /** A session store's compare-and-set on a stale revision; nothing was written. */
+  | 'FX_SESSION_REVISION_CONFLICT'
+  /** The session store threw, or answered with the wrong shape. */
+  | 'FX_SESSION_STORE_FAILED'
+  /** An adapter call that did not answer within `adapterTimeoutMs`; its late answer is ignored. */
+  | 'FX_ADAPTER_TIMEOUT'
+  /** (`TypeError`) An adapter's result has the wrong shape; fx reports it as that adapter's failure. */
+  | 'FX_ADAPTER_INVALID'
+  /** ({@link FxStoreError}) An IndexedDB or localStorage store finds no storage to open. */
+  | 'FX_STORE_UNAVAILABLE'
+  /** ({@link FxStoreError}) An IndexedDB transaction failed, or a stored record is damaged. */
+  | 'FX_STORE_FAILED'
+  /** A wasm artifact could not be fetched or read, or is not WebAssembly. */
+  | 'FX_WASM_LOAD_FAILED'
+  // A failed turn: the model request.
+  /** A model step that was cancelled (a cancelled turn ends with stop reason `cancelled`). */
+  | 'FX_CANCELLED'
+  /** The AI Gateway answered with a status other than 200 (retries, where allowed, failed too). */
+  | 'FX_GATEWAY_HTTP_ERROR'
+  /** The AI Gateway could not be reached, or the connection broke (after retries). */
+  | 'FX_GATEWAY_NETWORK_ERROR'
+  /** The response stopped short or reported a provider failure. */
+  | 'FX_GATEWAY_RESPONSE_ERROR'
+  /** The response is not an event stream, or an event of it breaks the protocol. */
+  | 'FX_GATEWAY_PROTOCOL_ERROR'
+  /** The history breaks the tool-call/tool-result pairing, so no request can be built. */
+  | 'FX_GATEWAY_INVALID_HISTORY'
+  /** A request header value (a model id, a token) holds a control character. */
+  | 'FX_GATEWAY_INVALID_HEADER'
+  /** The request body could not be encoded. */
+  | 'FX_GATEWAY_ENCODE'
+  /** A non-200 body over 1 MiB (reported as `FX_GATEWAY_HTTP_ERROR`). */
+  | 'FX_GATEWAY_ERROR_BODY_TOO_LARGE'
+  /** A connection that failed before a complete response (reported as `FX_GATEWAY_NETWORK_ERROR`). */
+  | 'FX_GATEWAY_CONNECTION'
+  /** An event line over 32 MiB (reported as `FX_GATEWAY_PROTOCOL_ERROR`). */
+  | 'FX_GATEWAY_SSE_EVENT_TOO_LARGE'
+  /** A `finish` with a reason outside the protocol (reported as `FX_GATEWAY_PROTOCOL_ERROR`). */
+  | 'FX_GATEWAY_INVALID_FINISH_REASON'
+  // The factories' options (`TypeError`s).
+  /** (`TypeError`) The chat URL is not a string (the factories' env check, uncoded, comes first). */
+  | 'FX_GATEWAY_CHAT_URL_NOT_STRING'
+  /** (`TypeError`) `env.FX_GATEWAY_CHAT_URL` does not parse as a URL. */
+  | 'FX_GATEWAY_CHAT_URL_INVALID'
+  /** (`TypeError`) `env.FX_GATEWAY_CHAT_URL` carries `user@` credentials or a `#fragment`. */
+  | 'FX_GATEWAY_CHAT_URL_CREDENTIALS'
+  /** (`TypeError`) `env.FX_GATEWAY_CHAT_URL` is neither the canonical URL nor loopback `http://`. */
+  | 'FX_GATEWAY_CHAT_URL_NOT_ALLOWED'
+  /** (`TypeError`) `workspace.info` or `workspace.permission` breaks the version-1 contract. */
+  | 'FX_WORKSPACE_INVALID'
+  // The model catalog (a failed load is a `catalog.error` event, which carries its message).
+  /** The catalog refused the credentials (HTTP 401/403). */
+  | 'FX_CATALOG_AUTHENTICATION'
+  /** The catalog is rate limited (HTTP 429). */
+  | 'FX_CATALOG_RATE_LIMITED'
+  /** The catalog is unavailable (HTTP 500/502/503/504). */
+  | 'FX_CATALOG_UNAVAILABLE'
+  /** The catalog answered another status than 200. */
+  | 'FX_CATALOG_HTTP_STATUS'
+  /** The catalog could not be reached. */
+  | 'FX_CATALOG_TRANSPORT'
+  /** The catalog's body is not a catalog. */
+  | 'FX_CATALOG_MALFORMED'
+  /** Loading the catalog was cancelled. */
+  | 'FX_CATALOG_CANCELLED'
+  // Device login (the terminal's `/login`; `auth.refresh_error` events carry these codes).
+  /** `FX_E2E_OAUTH_ISSUER_URL` is not a loopback `http://` origin with a port. */
+  | 'FX_OAUTH_ISSUER_OVERRIDE_REJECTED'
+  /** An OAuth request got no response. */
+  | 'FX_OAUTH_TRANSPORT'
+  /** An OAuth response is larger than 64 KiB. */
+  | 'FX_OAUTH_RESPONSE_TOO_LARGE'
+  /** An OAuth request was refused (a status other than 200). */
+  | 'FX_OAUTH_REJECTED'
+  /** A 200 OAuth response lacks what the exchange needs. */
+  | 'FX_OAUTH_MALFORMED_RESPONSE'
+  /** The discovery document names another issuer than the one it came from. */
+  | 'FX_OAUTH_ISSUER_MISMATCH'
+  /** A discovered endpoint is not on an allowed host. */
+  | 'FX_OAUTH_ENDPOINT_NOT_ALLOWED'
+  /** Signing out needs a `revocation_endpoint` and discovery named none. */
+  | 'FX_OAUTH_NO_REVOCATION_ENDPOINT'
+  /** A login's token response has no refresh token. */
+  | 'FX_OAUTH_NO_REFRESH_TOKEN'
+  /** The `oauthSessionStore` failed. */
+  | 'FX_OAUTH_STORE_FAILED'
+  /** ({@link FxStoreError} from a store) The stored login changed under a compare-and-set. */
+  | 'FX_OAUTH_SESSION_REVISION_CONFLICT'
+  /** No login is stored. */
+  | 'FX_OAUTH_NO_SESSION'
+  /** The stored login cannot be used. */
+  | 'FX_OAUTH_SESSION_INVALID'
+  /** A login record would be larger than 64 KiB. */
+  | 'FX_OAUTH_RECORD_TOO_LARGE'
+  // The terminal's editor.
+  /** An edit would make the draft larger than its limit; the edit is not applied. */
+  | 'FX_TERM_DRAFT_TOO_LARGE';
 
 /** The model preferences a session carries. */
 export interface SessionPreferences {
@@ -652,28 +781,9 @@ export interface FxAgentOptions {
   wasm?: WasmSource;
 }
 
-/** An error raised by the agent; branch on `code`. */
+/** An error raised by the agent; branch on `code` (see {@link FxErrorCode}). */
 export interface FxAgentError extends Error {
-  code:
-    | 'FX_AUTH_REQUIRED'
-    | 'FX_GATEWAY_HTTP_ERROR'
-    | 'FX_GATEWAY_NETWORK_ERROR'
-    | 'FX_GATEWAY_RESPONSE_ERROR'
-    | 'FX_GATEWAY_PROTOCOL_ERROR'
-    | 'FX_SESSION_NOT_FOUND'
-    | 'FX_SESSION_INVALID'
-    | 'FX_SESSION_STORE_FAILED'
-    | 'FX_SESSION_REVISION_CONFLICT'
-    | 'FX_ADAPTER_TIMEOUT'
-    | 'FX_INVALID_MODEL'
-    | 'FX_INVALID_MODE'
-    | 'FX_INVALID_CONFIG_OPTION'
-    | 'FX_INVALID_EFFORT'
-    | 'FX_EMPTY_PROMPT'
-    | 'FX_PROMPT_IN_PROGRESS'
-    | 'FX_AGENT_CLOSED'
-    | 'FX_WASM_LOAD_FAILED'
-    | (string & {});
+  code: FxErrorCode;
 }
 
 /** A prompt content block. */

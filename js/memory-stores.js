@@ -1,13 +1,7 @@
 // In-memory adapters: the default session store of createFxAgent, and stores for tests and
 // Node hosts. Each keeps the same contract as its browser-backed sibling.
 
-/** An Error with a `code`, as adapters throw them. */
-export function codedError(code, message, name = 'FxStoreError') {
-  const error = new Error(message);
-  error.name = name;
-  error.code = code;
-  return error;
-}
+import { codedError } from './errors.js';
 
 /**
  * Sessions in a Map: revisions "1", "2", … from one counter; `commit` is a compare-and-set

@@ -6,6 +6,8 @@
 // emit. Nothing here imports a `node:` module either: Node's file reading comes from the
 // package's `node` entry (node.js) through `setFileReader`, so a browser bundle never sees one.
 
+import { codedError } from './errors.js';
+
 export const WASM_SOURCE_ERROR =
   'wasm must be a URL, Response, ArrayBuffer, typed array, WebAssembly.Module, or a Promise of one';
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -51,10 +53,7 @@ export function assertWasmSource(source) {
 
 /** An `Error` named `FxError` with code `FX_WASM_LOAD_FAILED`. */
 function loadError(message, cause) {
-  const error = new Error(message, cause === undefined ? undefined : { cause });
-  error.name = 'FxError';
-  error.code = 'FX_WASM_LOAD_FAILED';
-  return error;
+  return codedError('FX_WASM_LOAD_FAILED', message, cause);
 }
 
 const BUNDLER_HINT =

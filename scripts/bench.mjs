@@ -1,4 +1,5 @@
-// Benchmarks of the built package (run `npm run build` first), in Node and in Chromium:
+// Benchmarks of the built package, in Node and in Chromium (`npm run bench` first builds pkg/ with
+// fx-core's benchmark exports, `node scripts/build.mjs --bench`):
 // - session load, export and import on generated sessions of 500 to 4,000 turns (median of 5 runs
 //   after a warm-up) and the wasm memory high-water mark; load time per MiB shows whether loading
 //   stays linear;

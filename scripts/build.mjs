@@ -6,7 +6,11 @@
 // of the crate's sources, Cargo.toml, Cargo.lock, the features, this script, RUSTFLAGS and the
 // versions of rustc, wasm-bindgen and wasm-opt. `--force` rebuilds regardless.
 //
-// Usage: node scripts/build.mjs [--no-opt] [--force]
+// `--bench` builds fx-core with the benchmark exports (feature `bench`) for `npm run bench`; it is
+// built and stamped apart (target/fx-build/fx-core-bench/), so switching back to the production
+// build only copies files.
+//
+// Usage: node scripts/build.mjs [--no-opt] [--force] [--bench]
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -21,6 +25,7 @@ const target = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
 const work = join(target, 'fx-build');
 const optimize = !process.argv.includes('--no-opt');
 const force = process.argv.includes('--force');
+const bench = process.argv.includes('--bench');
 
 // The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
 // them all or it refuses the module.
@@ -36,9 +41,12 @@ const WASM_FEATURES = [
 const STRIP = ['--strip-debug', '--strip-producers', '--strip-target-features'];
 const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
 
+// `dir` names the artifact's work files in target/fx-build/ (`name` is what the package ships).
 const ARTIFACTS = [
-  { name: 'fx-core', cargoArgs: [] },
-  { name: 'fx-term', cargoArgs: ['--features', 'term'] },
+  bench
+    ? { name: 'fx-core', dir: 'fx-core-bench', cargoArgs: ['--features', 'bench'] }
+    : { name: 'fx-core', dir: 'fx-core', cargoArgs: [] },
+  { name: 'fx-term', dir: 'fx-term', cargoArgs: ['--features', 'term'] },
 ];
 
 function run(cmd, args, options = {}) {
@@ -72,17 +80,17 @@ function formatKiB(bytes) {
   return `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
-async function buildArtifact({ name, cargoArgs }) {
+async function buildArtifact({ name, dir, cargoArgs }) {
   // Keep rustc's custom sections (the `target_features` one tells wasm-bindgen which wasm
   // features to use); wasm-opt strips them afterwards.
   run('cargo', [
     'build', '--release', '--locked', '--target', 'wasm32-unknown-unknown',
     '--config', 'profile.release.strip=false', ...cargoArgs,
   ]);
-  const raw = join(work, `${name}.raw.wasm`);
+  const raw = join(work, `${dir}.raw.wasm`);
   await cp(join(target, 'wasm32-unknown-unknown', 'release', 'fx_wasm.wasm'), raw);
 
-  const out = join(work, name);
+  const out = join(work, dir);
   await rm(out, { recursive: true, force: true });
   // No default module path in the glue: js/load-*.js names the file (and bundlers must not see
   // the glue's `<name>_bg.wasm`, which the package does not ship).
@@ -92,7 +100,7 @@ async function buildArtifact({ name, cargoArgs }) {
   ]);
 
   const bindgenWasm = join(out, `${name}_bg.wasm`);
-  const file = join(work, `${name}.wasm`);
+  const file = join(work, `${dir}.wasm`);
   if (optimize) {
     run(wasmOpt, ['-Oz', ...WASM_FEATURES, ...STRIP, bindgenWasm, '-o', file]);
   } else {
@@ -135,14 +143,14 @@ async function exists(path) {
 
 /** Builds an artifact into target/fx-build/ unless its stamp says it is up to date. */
 async function ensureArtifact(artifact, tools) {
-  const { name } = artifact;
-  const stampFile = join(work, `${name}.stamp`);
-  const outputs = [join(work, `${name}.wasm`), join(work, name, `${name}.js`), join(work, name, `${name}_bg.wasm`)];
+  const { name, dir } = artifact;
+  const stampFile = join(work, `${dir}.stamp`);
+  const outputs = [join(work, `${dir}.wasm`), join(work, dir, `${name}.js`), join(work, dir, `${name}_bg.wasm`)];
   const want = await inputsHash(artifact, tools);
   const have = await readFile(stampFile, 'utf8').catch(() => '');
   const present = (await Promise.all(outputs.map(exists))).every(Boolean);
   if (!force && have === want && present) {
-    console.log(`${name}: up to date (inputs unchanged)`);
+    console.log(`${dir}: up to date (inputs unchanged)`);
   } else {
     await rm(stampFile, { force: true });
     await buildArtifact(artifact);

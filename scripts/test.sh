@@ -28,13 +28,15 @@ step() {
   fi
 }
 
-# #[wasm_bindgen] belongs in src/host/ and src/api/ only (and the wasm tests).
+# JavaScript bindings (wasm_bindgen, wasm_bindgen_futures, js_sys, web_sys) belong in src/host/
+# and src/api/ only (and the wasm tests); a comment may name them.
 bindings_stay_in_host_and_api() {
   local stray
-  stray="$(grep -rlE '#\[wasm_bindgen|wasm_bindgen::prelude' src tests --include='*.rs' |
-    grep -vE '^src/(host|api)/|^tests/wasm[^/]*\.rs$' || true)"
+  stray="$(grep -rnE '\b(js_sys|web_sys|wasm_bindgen[a-z_]*)\b' src tests --include='*.rs' |
+    grep -vE '^[^:]+:[0-9]+:\s*//' |
+    grep -vE '^src/(host|api)/|^tests/wasm[^/]*\.rs:' || true)"
   if [ -n "$stray" ]; then
-    echo "wasm_bindgen used outside src/host/ and src/api/:"
+    echo "JS bindings used outside src/host/ and src/api/:"
     echo "$stray"
     return 1
   fi
@@ -44,7 +46,7 @@ layer "a: Rust checks and native tests"
 step "cargo fmt --check" cargo fmt --check
 step "cargo clippy (native)" cargo clippy --all-targets --all-features -- -D warnings
 step "cargo clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --lib --test wasm --all-features -- -D warnings
-step "#[wasm_bindgen] only in src/host and src/api" bindings_stay_in_host_and_api
+step "JS bindings only in src/host and src/api" bindings_stay_in_host_and_api
 step "cargo test (native)" cargo test --all-features
 
 layer "b: wasm-bindgen-test under Node"

@@ -2,6 +2,7 @@
 //!
 //! The logic lives in plain Rust modules that compile and are tested natively:
 //!
+//! - [`Code`]: the one list of error codes every area's error maps to.
 //! - [`log`]: the session event log (`event_log_v1`): frames, events, canonical writer, strict
 //!   loader, reducer, appender, native session directory export/import.
 //! - [`gateway`]: the AI Gateway language-model protocol: request builder, SSE decoder, catalog.
@@ -16,9 +17,12 @@
 
 pub mod agent;
 pub mod auth;
+pub mod code;
 pub mod gateway;
 pub mod log;
 pub mod tools;
+
+pub use code::Code;
 
 #[cfg(feature = "bot")]
 pub mod bot;

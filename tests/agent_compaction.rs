@@ -1,6 +1,5 @@
 //! Log compaction: once a generation passes 4096 frames the session is rewritten as a new
 //! generation holding the same state, committed right after the commit that crossed the line.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
 

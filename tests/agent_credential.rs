@@ -1,8 +1,9 @@
 //! The agent's gateway credential: which one wins (env key, restored login, a fresh login), the
 //! headers chat and catalog requests carry, refresh before a request, revision conflicts during
 //! a refresh, and that no token shows in `Debug` output or events.
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 #![cfg(feature = "login")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/fake_host.rs"]
 mod fake_host;

@@ -3,8 +3,9 @@
 //!
 //! Included by the other `auth_*` test files with `#[path = "auth_fakes.rs"] mod fakes;`; on its
 //! own it only checks the fakes themselves.
-
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
+#![allow(dead_code)]
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

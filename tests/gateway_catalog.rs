@@ -1,10 +1,4 @@
 //! Model catalog parsing, capabilities, sorting, fallbacks and failure classes.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fx_wasm::gateway::catalog::{
     catalog_request_headers, fallback_context_window, model_tier, provider_rank, Catalog,
@@ -234,7 +228,7 @@ fn failure_classes() {
     for (status, code, retryable) in cases {
         let error = CatalogError::from_status(status);
         assert_eq!(
-            (error.code(), error.is_retryable()),
+            (error.code().as_str(), error.is_retryable()),
             (code, retryable),
             "{status}"
         );

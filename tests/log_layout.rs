@@ -3,12 +3,8 @@
 //! compactions the appender wrote, `import_native(export_native(bytes)) == bytes`. Before the
 //! canonical layout a rename followed by a turn failed this (the display record moved to the
 //! end on import). Bytes in the older layout still load, and are laid out anew.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 
 use fx_wasm::log::appender::TurnCommit;
 use fx_wasm::log::bench::FixedEnv;

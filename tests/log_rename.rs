@@ -1,6 +1,7 @@
 //! `/rename`: a title travels as a `display.json` record inside the session bytes, survives
 //! later appends, log compaction, native export and import, and a malformed record is refused.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 
 use fx_wasm::log::appender::TurnCommit;
 use fx_wasm::log::bench::FixedEnv;

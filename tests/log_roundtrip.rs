@@ -1,5 +1,4 @@
 //! Byte-for-byte round trips of the real fx fixtures through the decoder and canonical writer.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod log_common;
 

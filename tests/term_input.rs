@@ -1,8 +1,9 @@
 //! Input path end to end: the bytes xterm.js sends → `KeyDecoder` → `LineEditor`, with
 //! submissions recorded in a `PromptHistory`. Each case is a script of input chunks (a `None`
 //! chunk stands for the caller's Escape timer firing).
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 #![cfg(feature = "term")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use fx_wasm::term::history::PromptHistory;
 use fx_wasm::term::keys::{InputEvent, KeyCode, KeyDecoder};

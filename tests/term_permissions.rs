@@ -3,12 +3,6 @@
 //! (`allow-sandboxed`) that is `auto`, and `ask` is not offered; under `prompt` the mode decides,
 //! switched by `/permissions` or Shift+Tab.
 #![cfg(feature = "term")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 #[path = "support/fake_host.rs"]
 mod fake_host;

@@ -3,7 +3,6 @@
 //! sanitizing again changes nothing); rendered rows pass the output audit; and
 //! streaming in any chunking gives the same rows as rendering the whole text.
 #![cfg(feature = "term")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use fx_wasm::term::ansi::{audit, Allowed};
 use fx_wasm::term::history::PromptHistory;

@@ -1,8 +1,9 @@
 //! The terminal when its host misbehaves: `/exit` stores what an earlier commit failed to
 //! store, a hanging config write does not hold the prompt, and a command cancelled mid-run
 //! stays in the resumed transcript.
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 #![cfg(feature = "term")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/fake_host.rs"]
 mod fake_host;

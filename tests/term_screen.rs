@@ -1,12 +1,8 @@
 //! Screen snapshots: the markdown renderer's ANSI output fed through a terminal emulator
 //! (`vt100`) and compared as the text a user would see, at 40, 80 and 200 columns.
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 #![cfg(feature = "term")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 use fx_wasm::term::markdown::{render_markdown, MarkdownOptions, MarkdownStream};
 use fx_wasm::term::style::{line_to_ansi, to_ansi, Palette, StyledLine};

@@ -1,8 +1,9 @@
 //! wasm-bindgen-test smoke tests of the JS boundary (src/api, src/host), run under Node:
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 //!  cargo test --target wasm32-unknown-unknown --test wasm`.
+// Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
+#![cfg(test)]
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use fx_wasm::api::session::{export_native_session, import_native_session, read_session};
 use wasm_bindgen::{JsCast, JsValue};

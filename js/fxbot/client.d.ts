@@ -16,6 +16,31 @@ export interface Usage {
   outputTokens: number;
 }
 
+/**
+ * The stable codes of the bots layer, each with its HTTP-like `status` (the `code` of the coming
+ * `FxbotError`). A turn's `error.code` stays a `string`: it may also be one of the agent's own
+ * `FX_*` codes (`FxErrorCode` of `fx-wasm`).
+ */
+export type FxbotErrorCode =
+  /** 400: an argument breaks a rule. */
+  | 'FXBOT_BAD_REQUEST'
+  /** 404: an unknown bot, provider, memory, library item or chat. */
+  | 'FXBOT_NOT_FOUND'
+  /** 409: a turn of another message is running for this bot. */
+  | 'FXBOT_BUSY'
+  /** 409: the store kept changing under a read-modify-write (retries ran out). */
+  | 'FXBOT_CONFLICT'
+  /** 409: the fxbot was closed. */
+  | 'FXBOT_CLOSED'
+  /** 409: what a store throws for a stale `expectedRevision`; fxbot retries and never passes it on. */
+  | 'FXBOT_STORE_REVISION_CONFLICT'
+  /** 500: a store failed, or a stored document is damaged. */
+  | 'FXBOT_STORE_FAILED'
+  /** 500: a fault of fxbot itself. */
+  | 'FXBOT_INTERNAL'
+  /** 502: a provider (or a server behind one) failed. */
+  | 'FXBOT_PROVIDER_FAILED';
+
 /** Why a turn ended. */
 export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'error';
 

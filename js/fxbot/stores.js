@@ -6,7 +6,7 @@
 //
 // Values are opaque bytes: canonical JSON documents written by the engine, vectors, blobs.
 
-import { codedError } from '../memory-stores.js';
+import { codedError } from '../errors.js';
 import { copyBytes, lazyDatabase, loadedRecord, newRevision, resolveIndexedDb, transaction } from '../stores/idb.js';
 
 const CONFLICT = 'FXBOT_STORE_REVISION_CONFLICT';
@@ -31,10 +31,7 @@ function checkExpected(store, method, expected) {
 }
 
 function damaged(key) {
-  const error = new Error(`indexedDbFxbotStore: the stored record ${key} is damaged (expected a string revision)`);
-  error.name = 'FxStoreError';
-  error.code = 'FX_STORE_FAILED';
-  return error;
+  return codedError('FX_STORE_FAILED', `indexedDbFxbotStore: the stored record ${key} is damaged (expected a string revision)`);
 }
 
 function conflict(key, actual, expected) {

@@ -2,7 +2,7 @@
 // opening (and re-opening) a database, and running one transaction whose result is known only
 // once it has committed.
 
-import { codedError } from '../memory-stores.js';
+import { codedError } from '../errors.js';
 
 /** The IndexedDB factory to use: the injected one, else the global one; throws when neither. */
 export function resolveIndexedDb(store, injected) {
@@ -131,11 +131,7 @@ export function transaction(store, db, storeName, mode, body) {
 
 function failure(store, cause) {
   const detail = cause?.message ? `: ${cause.message}` : '';
-  const error = new Error(`${store}: the IndexedDB transaction failed${detail}`);
-  error.name = 'FxStoreError';
-  error.code = 'FX_STORE_FAILED';
-  if (cause) error.cause = cause;
-  return error;
+  return codedError('FX_STORE_FAILED', `${store}: the IndexedDB transaction failed${detail}`, cause || undefined);
 }
 
 let revisionCounter = 0;
@@ -165,10 +161,7 @@ export function loadedRecord(store, record) {
   if (record === undefined || record === null) return null;
   const { bytes, revision } = record;
   if (!ArrayBuffer.isView(bytes) || bytes[Symbol.toStringTag] !== 'Uint8Array' || typeof revision !== 'string') {
-    const error = new Error(`${store}: the stored record is damaged (expected Uint8Array bytes and a string revision)`);
-    error.name = 'FxStoreError';
-    error.code = 'FX_STORE_FAILED';
-    throw error;
+    throw codedError('FX_STORE_FAILED', `${store}: the stored record is damaged (expected Uint8Array bytes and a string revision)`);
   }
   return { bytes, revision };
 }

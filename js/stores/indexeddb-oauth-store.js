@@ -2,7 +2,7 @@
 // key, written and removed by compare-and-set in single readwrite transactions. The bytes hold
 // token material: they are copied as given and never parsed, logged or put in an error.
 
-import { codedError } from '../memory-stores.js';
+import { codedError } from '../errors.js';
 import { copyBytes, lazyDatabase, loadedRecord, newRevision, resolveIndexedDb, transaction } from './idb.js';
 
 const STORE = 'indexedDbOAuthSessionStore';

@@ -3,7 +3,7 @@
 // transaction (so two tabs racing on one revision cannot both win), and an index on
 // `updatedAtMs` for newest-first listing.
 
-import { codedError } from '../memory-stores.js';
+import { codedError } from '../errors.js';
 import { copyBytes, lazyDatabase, loadedRecord, newRevision, resolveIndexedDb, transaction } from './idb.js';
 
 const STORE = 'indexedDbSessionStore';

@@ -2,7 +2,7 @@
 // with getItem/setItem/removeItem). Config values are stored verbatim under `<prefix><id>`;
 // prompt history is a JSON array of strings per workspace, oldest first.
 
-import { codedError } from '../memory-stores.js';
+import { codedError } from '../errors.js';
 
 function resolveStorage(store, injected) {
   let storage = injected;

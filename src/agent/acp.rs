@@ -212,7 +212,6 @@ impl PermissionAnswer {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -12,6 +12,7 @@ use crate::gateway::catalog::catalog_request_headers;
 use crate::gateway::{Catalog, EndpointError};
 use crate::log::types::{Preferences, Provider};
 use crate::tools::workspace::WorkspaceError;
+use crate::Code;
 
 use super::acp::StopReason;
 use super::cancel::Cancel;
@@ -67,21 +68,21 @@ pub enum AgentError {
 
 impl AgentError {
     /// The `code` of the JS error.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             AgentError::Endpoint(error) => error.code(),
             AgentError::Workspace(error) => error.code(),
             AgentError::Session(error) => error.code(),
             AgentError::Turn(error) => error.code(),
-            AgentError::NoSession(_) => "FX_SESSION_NOT_OPEN",
-            AgentError::Busy(_) => "FX_PROMPT_IN_PROGRESS",
-            AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => "FX_INVALID_MODEL",
-            AgentError::InvalidMode(_) | AgentError::ModeUnavailable { .. } => "FX_INVALID_MODE",
-            AgentError::InvalidConfigOption(_) => "FX_INVALID_CONFIG_OPTION",
-            AgentError::InvalidEffort(_) => "FX_INVALID_EFFORT",
-            AgentError::EmptyPrompt => "FX_EMPTY_PROMPT",
-            AgentError::NoCredential => "FX_AUTH_REQUIRED",
-            AgentError::Closed => "FX_AGENT_CLOSED",
+            AgentError::NoSession(_) => Code::SessionNotOpen,
+            AgentError::Busy(_) => Code::PromptInProgress,
+            AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => Code::InvalidModel,
+            AgentError::InvalidMode(_) | AgentError::ModeUnavailable { .. } => Code::InvalidMode,
+            AgentError::InvalidConfigOption(_) => Code::InvalidConfigOption,
+            AgentError::InvalidEffort(_) => Code::InvalidEffort,
+            AgentError::EmptyPrompt => Code::EmptyPrompt,
+            AgentError::NoCredential => Code::AuthRequired,
+            AgentError::Closed => Code::AgentClosed,
         }
     }
 
@@ -353,7 +354,7 @@ impl<H: Host> Agent<H> {
             return;
         }
         if let Err(error) = session.persist(&self.host).await {
-            let code = error.code();
+            let code = error.code().as_str();
             self.host
                 .event(session.unsaved_event(code, error.to_string()));
         }
@@ -369,7 +370,7 @@ impl<H: Host> Agent<H> {
             session.id()
         );
         self.host
-            .event(session.unsaved_event("FX_AGENT_CLOSED", message));
+            .event(session.unsaved_event(Code::AgentClosed.as_str(), message));
     }
 
     /// The stored sessions, newest first.

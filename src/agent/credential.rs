@@ -457,7 +457,7 @@ impl<H: Host> Agent<H> {
                 }
                 None => {
                     self.host().event(HostEvent::AuthRefreshFailed {
-                        code: AuthError::NoSession.code(),
+                        code: AuthError::NoSession.code().as_str(),
                         message: "the stored fx login session is gone; signed out".to_owned(),
                         signed_out: true,
                     });
@@ -467,7 +467,7 @@ impl<H: Host> Agent<H> {
             Err(error) => {
                 let signed_out = !error.is_retryable();
                 self.host().event(HostEvent::AuthRefreshFailed {
-                    code: error.code(),
+                    code: error.code().as_str(),
                     message: error.to_string(),
                     signed_out,
                 });

@@ -12,6 +12,7 @@
 use super::acp::{PermissionAnswer, PermissionRequest, Update};
 use super::cancel::Cancel;
 use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
+use crate::Code;
 
 fn no_oauth_store() -> OAuthStoreError {
     OAuthStoreError::Failed("the host has no oauthSessionStore".to_owned())
@@ -96,12 +97,12 @@ pub enum StoreError {
 
 impl StoreError {
     /// The JS error code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            StoreError::RevisionConflict => "FX_SESSION_REVISION_CONFLICT",
-            StoreError::Failed { .. } | StoreError::Invalid { .. } => "FX_SESSION_STORE_FAILED",
-            StoreError::TimedOut { .. } => "FX_ADAPTER_TIMEOUT",
-            StoreError::Abandoned { .. } => "FX_AGENT_CLOSED",
+            StoreError::RevisionConflict => Code::SessionRevisionConflict,
+            StoreError::Failed { .. } | StoreError::Invalid { .. } => Code::SessionStoreFailed,
+            StoreError::TimedOut { .. } => Code::AdapterTimeout,
+            StoreError::Abandoned { .. } => Code::AgentClosed,
         }
     }
 }

@@ -12,7 +12,11 @@ use std::time::Duration;
 use crate::gateway::error::{
     parse_retry_after, ProviderError, RetryCause, RetryDecision, RetryState,
 };
-use crate::gateway::{Completion, Disposition, SseDecoder, SseEvent, StreamAccumulator};
+use crate::gateway::{
+    Completion, Disposition, FinishReason, SseDecoder, SseError, SseEvent, StreamAccumulator,
+    StreamError,
+};
+use crate::Code;
 
 use super::cancel::{Cancel, Cancelled};
 use super::host::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
@@ -30,25 +34,71 @@ pub enum StepError {
     /// A non-200 answer that was not retried (or kept failing).
     #[error("{0}")]
     Http(ProviderError),
-    /// The connection failed and retries did not help.
+    /// The connection failed and retries did not help. The text is the host's own (a JS
+    /// error's message through `fetch`): there is no typed cause to keep.
     #[error("could not reach the AI Gateway: {0}")]
     Network(String),
     /// The response broke off or reported an error after output had started (or retries ran out).
     #[error("the model response failed: {0}")]
-    Response(String),
+    Response(ResponseFailure),
     /// The response could not be decoded.
     #[error("the model response could not be read: {0}")]
-    Decode(String),
+    Decode(DecodeFailure),
+}
+
+/// Why a response that arrived is no usable answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResponseFailure {
+    /// The provider reported an `error` event.
+    #[error("{}", provider_text(.0))]
+    Provider(StreamError),
+    /// `finish` came with a reason that leaves no answer to use (`error`, `content-filter`, or
+    /// one that does not fit the tool calls).
+    #[error("the model stopped with finish reason {}", .0.label())]
+    Finished(FinishReason),
+    /// The stream ended before `finish`.
+    #[error("the response ended before it was complete")]
+    Incomplete,
+}
+
+impl ResponseFailure {
+    /// What went wrong with `completion`: its provider error first, else how it finished.
+    pub fn of(completion: &Completion) -> Self {
+        match (&completion.provider_error, &completion.finish) {
+            (Some(error), _) => ResponseFailure::Provider(error.clone()),
+            (None, Some(finish)) => ResponseFailure::Finished(finish.reason),
+            (None, None) => ResponseFailure::Incomplete,
+        }
+    }
+}
+
+fn provider_text(error: &StreamError) -> String {
+    match &error.code {
+        Some(code) => format!("{code}: {}", error.message),
+        None => error.message.clone(),
+    }
+}
+
+/// Why the bytes of a response could not be read as the protocol's event stream.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeFailure {
+    /// The event stream broke a rule of the SSE decoder.
+    #[error("{0}")]
+    Sse(SseError),
+    /// A 200 whose content type is not `text/event-stream` (a login page, a proxy's error page).
+    #[error("the AI Gateway answered 200 with content type {content_type}, not an event stream (text/event-stream)")]
+    NotEventStream { content_type: String },
 }
 
 impl StepError {
-    pub fn code(&self) -> &'static str {
+    /// The JS error code: one per kind of failure, whatever the cause's own finer code.
+    pub fn code(&self) -> Code {
         match self {
-            StepError::Cancelled => "FX_CANCELLED",
-            StepError::Http(_) => "FX_GATEWAY_HTTP_ERROR",
-            StepError::Network(_) => "FX_GATEWAY_NETWORK_ERROR",
-            StepError::Response(_) => "FX_GATEWAY_RESPONSE_ERROR",
-            StepError::Decode(_) => "FX_GATEWAY_PROTOCOL_ERROR",
+            StepError::Cancelled => Code::Cancelled,
+            StepError::Http(_) => Code::GatewayHttpError,
+            StepError::Network(_) => Code::GatewayNetworkError,
+            StepError::Response(_) => Code::GatewayResponseError,
+            StepError::Decode(_) => Code::GatewayProtocolError,
         }
     }
 
@@ -135,9 +185,9 @@ pub async fn run_step<H: Host>(
             Ok(response) if !is_event_stream(response.content_type.as_deref()) => {
                 // A login page, a proxy's error page, JSON: retrying gives the same again.
                 let content_type = response.content_type.unwrap_or_default();
-                return Err(fail(StepError::Decode(format!(
-                    "the AI Gateway answered 200 with content type {content_type}, not an event stream (text/event-stream)"
-                ))));
+                return Err(fail(StepError::Decode(DecodeFailure::NotEventStream {
+                    content_type,
+                })));
             }
             Ok(response) => match stream(response.body, cancel, sink).await {
                 Streamed::Done(completion) => match completion.disposition() {
@@ -147,17 +197,16 @@ pub async fn run_step<H: Host>(
                         (
                             Some(RetryCause::ResponseInterrupted),
                             None,
-                            StepError::Response("the response ended before it was complete".into()),
+                            StepError::Response(ResponseFailure::Incomplete),
                         )
                     }
                     Disposition::ProviderFailure
                         if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
                     {
-                        let message = provider_message(&completion);
                         (
                             Some(RetryCause::ProviderUnavailable),
                             None,
-                            StepError::Response(message),
+                            StepError::Response(ResponseFailure::of(&completion)),
                         )
                     }
                     _ => return Ok(*completion),
@@ -221,21 +270,6 @@ async fn wait<H: Host>(host: &H, cancel: &Cancel, delay: Duration) -> Result<(),
     cancel.run(host.sleep(ms)).await
 }
 
-/// The text a provider failure carries, for messages.
-pub fn provider_message(completion: &Completion) -> String {
-    match (&completion.provider_error, &completion.finish) {
-        (Some(error), _) => match &error.code {
-            Some(code) => format!("{code}: {}", error.message),
-            None => error.message.clone(),
-        },
-        (None, Some(finish)) => format!(
-            "the model stopped with finish reason {}",
-            finish.reason.label()
-        ),
-        (None, None) => "the response ended before it was complete".to_owned(),
-    }
-}
-
 /// A network chunk is decoded in slices of this size; after each slice the text so far goes to
 /// the host and the event loop gets a turn, so a body that arrives all at once still shows its
 /// first words within a fraction of a millisecond.
@@ -291,7 +325,7 @@ async fn stream<B: ResponseBody>(
         while let Some(slice) = slices.next() {
             if let Err(error) = decoder.feed(slice, &mut events) {
                 return Streamed::Failed {
-                    error: StepError::Decode(error.to_string()),
+                    error: StepError::Decode(DecodeFailure::Sse(error)),
                     partial_text: accumulator.completion().text.clone(),
                 };
             }
@@ -319,7 +353,7 @@ async fn stream<B: ResponseBody>(
             Streamed::Done(Box::new(accumulator.into_completion()))
         }
         Err(error) => Streamed::Failed {
-            error: StepError::Decode(error.to_string()),
+            error: StepError::Decode(DecodeFailure::Sse(error)),
             partial_text: accumulator.completion().text.clone(),
         },
     }

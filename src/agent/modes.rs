@@ -191,7 +191,6 @@ pub fn modes(current: Mode) -> Modes {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

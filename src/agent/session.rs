@@ -20,6 +20,7 @@ use crate::log::layout::Mark;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
+use crate::Code;
 
 use super::host::{Host, HostEvent, StoreError};
 use super::modes::Mode;
@@ -29,28 +30,34 @@ use super::modes::Mode;
 pub enum SessionError {
     #[error("{0}")]
     Store(StoreError),
+    /// Boxed, as `Unreadable`'s: a [`LogError`] is several times the size of the other variants,
+    /// and every `Result` that can carry a `SessionError` would grow with it.
     #[error("the session log refused the change: {0}")]
-    Log(String),
+    Log(Box<LogError>),
     #[error("session {0} was not found in the session store")]
     NotFound(String),
-    #[error("session {id} could not be loaded: {reason}")]
-    Unreadable { id: String, reason: String },
+    /// The stored bytes are not a loadable log.
+    #[error("session {id} could not be loaded: {source}")]
+    Unreadable { id: String, source: Box<LogError> },
+    /// The stored log is another session's (`holds` is its id).
+    #[error("session {id} could not be loaded: the stored log belongs to session {holds}")]
+    Misfiled { id: String, holds: String },
 }
 
 impl SessionError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             SessionError::Store(error) => error.code(),
-            SessionError::Log(_) => "FX_SESSION_INVALID",
-            SessionError::NotFound(_) => "FX_SESSION_NOT_FOUND",
-            SessionError::Unreadable { .. } => "FX_SESSION_INVALID",
+            SessionError::Log(_) => Code::SessionInvalid,
+            SessionError::NotFound(_) => Code::SessionNotFound,
+            SessionError::Unreadable { .. } | SessionError::Misfiled { .. } => Code::SessionInvalid,
         }
     }
 }
 
 impl From<LogError> for SessionError {
     fn from(error: LogError) -> Self {
-        SessionError::Log(error.to_string())
+        SessionError::Log(Box::new(error))
     }
 }
 
@@ -118,18 +125,19 @@ impl LiveSession {
     /// Loads a stored session.
     ///
     /// # Errors
-    /// [`SessionError::NotFound`], [`SessionError::Store`], or [`SessionError::Unreadable`].
+    /// [`SessionError::NotFound`], [`SessionError::Store`], [`SessionError::Unreadable`] or
+    /// [`SessionError::Misfiled`].
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let log = Log::load(stored.bytes.clone()).map_err(|error| SessionError::Unreadable {
+        let log = Log::load(stored.bytes.clone()).map_err(|source| SessionError::Unreadable {
             id: id.to_owned(),
-            reason: error.to_string(),
+            source: Box::new(source),
         })?;
         if log.state().id != id {
-            return Err(SessionError::Unreadable {
+            return Err(SessionError::Misfiled {
                 id: id.to_owned(),
-                reason: format!("the stored log belongs to session {}", log.state().id),
+                holds: log.state().id.clone(),
             });
         }
         let committed = log.loaded_mark(&stored.bytes);

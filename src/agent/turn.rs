@@ -17,12 +17,13 @@ use crate::log::turn::{
 use crate::log::types::DurableBytes;
 use crate::tools::terminal::{self};
 use crate::tools::workspace::{Permission, WorkspaceInfo};
+use crate::Code;
 
 use super::acp::{StopReason, Update};
 use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
 use super::host::{Host, HostEvent, HttpRequest};
-use super::model::{run_step, Reauth, StepError, StepSink};
+use super::model::{run_step, Reauth, ResponseFailure, StepError, StepSink};
 use super::modes::Mode;
 use super::session::{LiveSession, SessionError};
 use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
@@ -59,7 +60,7 @@ pub enum TurnError {
 }
 
 impl TurnError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             TurnError::Step(error) => error.code(),
             TurnError::Request(error) => error.code(),
@@ -343,10 +344,10 @@ impl<H: Host> Turn<'_, H> {
                 Disposition::ProviderFailure
                 | Disposition::Interrupted
                 | Disposition::InvalidCompletion => {
-                    let message = super::model::provider_message(&completion);
+                    let failure = ResponseFailure::of(&completion);
                     return Err(Ended::failed(
                         completion.text,
-                        TurnError::Step(StepError::Response(message)),
+                        TurnError::Step(StepError::Response(failure)),
                     ));
                 }
             }

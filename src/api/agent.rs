@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::agent::{Agent, AgentConfig, Opened};
 use crate::host::js_host::{error_message, to_js, JsHost, JsHostAdapter};
-use crate::host::to_js_error;
+use crate::host::{to_js_error, type_error};
 use crate::tools::workspace::RawWorkspace;
 
 /// A prompt content block, as js/agent.js normalizes it.
@@ -59,19 +59,6 @@ fn opened_js(opened: &Opened) -> JsValue {
     })
 }
 
-fn agent_error(error: &AgentError) -> JsValue {
-    if error.is_type_error() {
-        let js = js_sys::TypeError::new(&error.to_string());
-        let _ = js_sys::Reflect::set(
-            &js,
-            &JsValue::from_str("code"),
-            &JsValue::from_str(error.code()),
-        );
-        return js.into();
-    }
-    to_js_error(error)
-}
-
 /// The headless agent.
 #[wasm_bindgen]
 pub struct AgentCore {
@@ -90,14 +77,13 @@ impl AgentCore {
         let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
             None
         } else {
-            Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
-                JsValue::from(js_sys::TypeError::new(&format!(
-                    "workspace is invalid: {error}"
-                )))
-            })?)
+            Some(
+                serde_wasm_bindgen::from_value(workspace)
+                    .map_err(|error| type_error(&format!("workspace is invalid: {error}")))?,
+            )
         };
         let config =
-            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| agent_error(&e))?;
+            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| to_js_error(&e))?;
         Ok(AgentCore {
             agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)),
         })
@@ -116,7 +102,7 @@ impl AgentCore {
     pub fn create_session(&self) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            let opened = agent.create_session().await.map_err(|e| agent_error(&e))?;
+            let opened = agent.create_session().await.map_err(|e| to_js_error(&e))?;
             Ok(opened_js(&opened))
         })
     }
@@ -125,7 +111,7 @@ impl AgentCore {
     pub fn open_session(&self, id: String) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            let opened = agent.open_session(&id).await.map_err(|e| agent_error(&e))?;
+            let opened = agent.open_session(&id).await.map_err(|e| to_js_error(&e))?;
             Ok(opened_js(&opened))
         })
     }
@@ -145,7 +131,7 @@ impl AgentCore {
     pub fn list_sessions(&self) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            let listed = agent.list_sessions().await.map_err(|e| agent_error(&e))?;
+            let listed = agent.list_sessions().await.map_err(|e| to_js_error(&e))?;
             let cwd = agent
                 .config()
                 .workspace
@@ -173,7 +159,7 @@ impl AgentCore {
             agent
                 .remove_session(&id)
                 .await
-                .map_err(|e| agent_error(&e))?;
+                .map_err(|e| to_js_error(&e))?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -197,7 +183,7 @@ impl AgentCore {
             let opened = agent
                 .set_config(&id, &config_id, &value, source)
                 .await
-                .map_err(|e| agent_error(&e))?;
+                .map_err(|e| to_js_error(&e))?;
             Ok(opened_js(&opened))
         })
     }
@@ -208,10 +194,10 @@ impl AgentCore {
         let blocks: Vec<Block> = match serde_wasm_bindgen::from_value(blocks) {
             Ok(blocks) => blocks,
             Err(e) => {
-                return Promise::reject(&JsValue::from(js_sys::TypeError::new(&format!(
+                return Promise::reject(&type_error(&format!(
                     "invalid prompt blocks: {}",
                     error_message(&e.into())
-                ))))
+                )))
             }
         };
         let agent = self.agent.clone();
@@ -222,7 +208,7 @@ impl AgentCore {
             let end = agent
                 .prompt(&id, turn, prompt_text(blocks))
                 .await
-                .map_err(|e| agent_error(&e))?;
+                .map_err(|e| to_js_error(&e))?;
             Ok(to_js(&serde_json::json!({
                 "stopReason": end.stop_reason.as_str(),
                 "sessionId": end.session_id,

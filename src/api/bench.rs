@@ -1,5 +1,6 @@
 //! Benchmark hooks (hidden): the same generated sessions the native benchmark uses, so
-//! `npm run bench` measures identical work in Node and Chromium.
+//! `npm run bench` measures identical work in Node and Chromium. Only with feature `bench`
+//! (`node scripts/build.mjs --bench`): the published artifacts do not carry them.
 
 use wasm_bindgen::prelude::*;
 

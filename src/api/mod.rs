@@ -2,6 +2,7 @@
 //! convert arguments, call the pure-Rust module, convert the result or error.
 
 pub mod agent;
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod session;
 #[cfg(feature = "term")]

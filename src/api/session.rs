@@ -6,7 +6,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::host::to_js_error;
+use crate::host::{to_js_error, type_error};
 use crate::log;
 
 /// Loads a session log strictly and returns its view as a plain JS object.
@@ -37,7 +37,7 @@ pub fn import_native_session(
     contents: Vec<js_sys::Uint8Array>,
 ) -> Result<Vec<u8>, JsValue> {
     if paths.len() != contents.len() {
-        return Err(js_sys::TypeError::new("paths and contents differ in length").into());
+        return Err(type_error("paths and contents differ in length"));
     }
     let files: Vec<(String, Vec<u8>)> = paths
         .into_iter()

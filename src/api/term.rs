@@ -10,6 +10,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::agent::AgentConfig;
 use crate::host::js_host::{JsHost, JsHostAdapter};
 use crate::host::term_host::{JsTermEnv, JsTermIo, Ticker};
+use crate::host::{to_js_error, type_error};
 use crate::term::app::shell::Shell;
 use crate::term::app::Capabilities;
 use crate::tools::workspace::RawWorkspace;
@@ -51,14 +52,13 @@ impl TermCore {
         let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
             None
         } else {
-            Some(serde_wasm_bindgen::from_value(workspace).map_err(|error| {
-                JsValue::from(js_sys::TypeError::new(&format!(
-                    "workspace is invalid: {error}"
-                )))
-            })?)
+            Some(
+                serde_wasm_bindgen::from_value(workspace)
+                    .map_err(|error| type_error(&format!("workspace is invalid: {error}")))?,
+            )
         };
-        let config = AgentConfig::from_env(&env, workspace.as_ref())
-            .map_err(|error| JsValue::from(js_sys::TypeError::new(&error.to_string())))?;
+        let config =
+            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|error| to_js_error(&error))?;
         let capabilities = Capabilities {
             history_store: flag(&caps, "historyStore"),
             session_store: flag(&caps, "sessionStore"),
@@ -69,7 +69,7 @@ impl TermCore {
             // Shell::new reads it from the workspace.
             sandboxed: false,
         };
-        let env = JsTermEnv::new(io);
+        let env = JsTermEnv::new(io, host.clone());
         let slot = env.ticker_slot();
         let shell = Shell::new(
             JsHostAdapter::new(host),
@@ -120,7 +120,7 @@ impl TermCore {
     pub fn set_mode(&self, value: &str) -> Result<(), JsValue> {
         self.shell
             .set_mode(value)
-            .map_err(|error| crate::host::to_js_error(&error))
+            .map_err(|error| to_js_error(&error))
     }
 
     /// The id of the session on screen (it follows `/new`, `/resume` and forks); empty before

@@ -7,6 +7,8 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::Code;
+
 use super::record::RecordInvalid;
 use super::store::StoreError;
 use super::transport::TransportError;
@@ -118,22 +120,22 @@ pub enum AuthError {
 impl AuthError {
     /// Stable code for traces and the JS boundary.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            AuthError::IssuerOverrideRejected { .. } => "FX_OAUTH_ISSUER_OVERRIDE_REJECTED",
-            AuthError::Transport { .. } => "FX_OAUTH_TRANSPORT",
-            AuthError::ResponseTooLarge { .. } => "FX_OAUTH_RESPONSE_TOO_LARGE",
-            AuthError::Rejected { .. } => "FX_OAUTH_REJECTED",
-            AuthError::MalformedResponse { .. } => "FX_OAUTH_MALFORMED_RESPONSE",
-            AuthError::IssuerMismatch => "FX_OAUTH_ISSUER_MISMATCH",
-            AuthError::EndpointNotAllowed { .. } => "FX_OAUTH_ENDPOINT_NOT_ALLOWED",
-            AuthError::NoRevocationEndpoint => "FX_OAUTH_NO_REVOCATION_ENDPOINT",
-            AuthError::NoRefreshToken => "FX_OAUTH_NO_REFRESH_TOKEN",
-            AuthError::Store { .. } => "FX_OAUTH_STORE_FAILED",
-            AuthError::RevisionConflict => "FX_OAUTH_SESSION_REVISION_CONFLICT",
-            AuthError::NoSession => "FX_OAUTH_NO_SESSION",
-            AuthError::InvalidSession(_) => "FX_OAUTH_SESSION_INVALID",
-            AuthError::RecordTooLarge => "FX_OAUTH_RECORD_TOO_LARGE",
+            AuthError::IssuerOverrideRejected { .. } => Code::OAuthIssuerOverrideRejected,
+            AuthError::Transport { .. } => Code::OAuthTransport,
+            AuthError::ResponseTooLarge { .. } => Code::OAuthResponseTooLarge,
+            AuthError::Rejected { .. } => Code::OAuthRejected,
+            AuthError::MalformedResponse { .. } => Code::OAuthMalformedResponse,
+            AuthError::IssuerMismatch => Code::OAuthIssuerMismatch,
+            AuthError::EndpointNotAllowed { .. } => Code::OAuthEndpointNotAllowed,
+            AuthError::NoRevocationEndpoint => Code::OAuthNoRevocationEndpoint,
+            AuthError::NoRefreshToken => Code::OAuthNoRefreshToken,
+            AuthError::Store { .. } => Code::OAuthStoreFailed,
+            AuthError::RevisionConflict => Code::OAuthSessionRevisionConflict,
+            AuthError::NoSession => Code::OAuthNoSession,
+            AuthError::InvalidSession(_) => Code::OAuthSessionInvalid,
+            AuthError::RecordTooLarge => Code::OAuthRecordTooLarge,
         }
     }
 

@@ -135,7 +135,6 @@ impl<'de> Deserialize<'de> for Cursor {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

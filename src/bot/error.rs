@@ -206,7 +206,6 @@ from_leaf!(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::bot::ids::BotId;
 

@@ -1,5 +1,4 @@
 //! Tests of the fields, the tables and the pinned rule.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use serde_json::json;
 

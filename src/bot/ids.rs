@@ -296,7 +296,6 @@ impl fmt::Display for MessageId {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -1,6 +1,5 @@
 //! Tests of the live journal: ACP updates → lines, cursors, the end, queries after a cursor, the
 //! 10,000-lines-behind rule and the cursor-space limit.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use serde_json::json;
 

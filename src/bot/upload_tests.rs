@@ -1,5 +1,4 @@
 //! Tests of the `chat.send` message check: every rule, its message, and the sniffing table.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use base64::engine::general_purpose::STANDARD;
 use serde_json::json;

@@ -5,6 +5,8 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::Code;
+
 /// The model used when nothing else is configured.
 pub const DEFAULT_MODEL_ID: &str = "moonshotai/kimi-k3";
 
@@ -93,15 +95,15 @@ impl CatalogError {
 
     /// Stable error code.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            Self::Authentication { .. } => "FX_CATALOG_AUTHENTICATION",
-            Self::RateLimited => "FX_CATALOG_RATE_LIMITED",
-            Self::GatewayUnavailable { .. } => "FX_CATALOG_UNAVAILABLE",
-            Self::HttpStatus { .. } => "FX_CATALOG_HTTP_STATUS",
-            Self::Transport { .. } => "FX_CATALOG_TRANSPORT",
-            Self::Malformed { .. } => "FX_CATALOG_MALFORMED",
-            Self::Cancelled => "FX_CATALOG_CANCELLED",
+            Self::Authentication { .. } => Code::CatalogAuthentication,
+            Self::RateLimited => Code::CatalogRateLimited,
+            Self::GatewayUnavailable { .. } => Code::CatalogUnavailable,
+            Self::HttpStatus { .. } => Code::CatalogHttpStatus,
+            Self::Transport { .. } => Code::CatalogTransport,
+            Self::Malformed { .. } => Code::CatalogMalformed,
+            Self::Cancelled => Code::CatalogCancelled,
         }
     }
 }

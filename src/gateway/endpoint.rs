@@ -9,6 +9,8 @@
 
 use thiserror::Error;
 
+use crate::Code;
+
 /// The AI Gateway language-model endpoint every request goes to by default.
 pub const CANONICAL_CHAT_URL: &str = "https://ai-gateway.vercel.sh/v3/ai/language-model";
 
@@ -44,12 +46,12 @@ pub enum EndpointError {
 impl EndpointError {
     /// Stable error code for the JS boundary (all four map to a `TypeError` there).
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            Self::NotAString => "FX_GATEWAY_CHAT_URL_NOT_STRING",
-            Self::InvalidUrl { .. } => "FX_GATEWAY_CHAT_URL_INVALID",
-            Self::CredentialsOrFragment => "FX_GATEWAY_CHAT_URL_CREDENTIALS",
-            Self::NotAllowed => "FX_GATEWAY_CHAT_URL_NOT_ALLOWED",
+            Self::NotAString => Code::GatewayChatUrlNotString,
+            Self::InvalidUrl { .. } => Code::GatewayChatUrlInvalid,
+            Self::CredentialsOrFragment => Code::GatewayChatUrlCredentials,
+            Self::NotAllowed => Code::GatewayChatUrlNotAllowed,
         }
     }
 }

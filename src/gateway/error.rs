@@ -7,6 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::Code;
+
 /// Largest non-200 body read as an error body.
 pub const MAX_ERROR_BODY_BYTES: usize = 1024 * 1024;
 /// Longest error detail shown, in bytes.
@@ -160,13 +162,14 @@ impl ProviderError {
         self.retry_cause().is_some()
     }
 
-    /// Stable error code.
+    /// Stable error code (a failed step reports all three as `FX_GATEWAY_HTTP_ERROR` or
+    /// `FX_GATEWAY_NETWORK_ERROR`, see `agent::model::StepError`).
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            Self::Http { .. } => "FX_GATEWAY_HTTP",
-            Self::ErrorBodyTooLarge { .. } => "FX_GATEWAY_ERROR_BODY_TOO_LARGE",
-            Self::ConnectionDropped { .. } => "FX_GATEWAY_CONNECTION",
+            Self::Http { .. } => Code::GatewayHttpError,
+            Self::ErrorBodyTooLarge { .. } => Code::GatewayErrorBodyTooLarge,
+            Self::ConnectionDropped { .. } => Code::GatewayConnection,
         }
     }
 }

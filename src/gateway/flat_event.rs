@@ -190,7 +190,6 @@ fn plain_string(bytes: &[u8], pos: usize) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use proptest::prelude::*;
 

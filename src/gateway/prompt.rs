@@ -18,6 +18,8 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use thiserror::Error;
 
+use crate::Code;
+
 /// A problem with the message history that stops a request from being sent.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PromptError {
@@ -86,7 +88,7 @@ pub enum PromptError {
 impl PromptError {
     /// Stable error code (the reference calls this `InvalidGatewayHistory`).
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             Self::InvalidToolArguments { .. }
             | Self::EmptyToolCallField { .. }
@@ -94,7 +96,7 @@ impl PromptError {
             | Self::UnexpectedToolResult { .. }
             | Self::DuplicateToolResult { .. }
             | Self::ToolNameMismatch { .. }
-            | Self::MissingToolResult { .. } => "FX_GATEWAY_INVALID_HISTORY",
+            | Self::MissingToolResult { .. } => Code::GatewayInvalidHistory,
         }
     }
 }

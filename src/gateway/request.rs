@@ -7,6 +7,8 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use thiserror::Error;
 
+use crate::Code;
+
 use super::catalog::{fallback_context_window, Effort, ModelInfo};
 use super::endpoint::ChatEndpoint;
 use super::prompt::{
@@ -45,11 +47,11 @@ pub enum RequestError {
 impl RequestError {
     /// Stable error code.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             Self::History(inner) => inner.code(),
-            Self::InvalidHeaderValue { .. } => "FX_GATEWAY_INVALID_HEADER",
-            Self::Encode(_) => "FX_GATEWAY_ENCODE",
+            Self::InvalidHeaderValue { .. } => Code::GatewayInvalidHeader,
+            Self::Encode(_) => Code::GatewayEncode,
         }
     }
 }

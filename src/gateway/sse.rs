@@ -15,6 +15,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
+use crate::Code;
+
 use super::events::{
     parse_finish, parse_stream_error, ProviderToolResult, ResponseMetadata, SseEvent, ToolCall,
 };
@@ -43,10 +45,10 @@ pub enum SseError {
 impl SseError {
     /// Stable error code.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            Self::LineTooLong { .. } => "FX_GATEWAY_SSE_EVENT_TOO_LARGE",
-            Self::InvalidFinishReason { .. } => "FX_GATEWAY_INVALID_FINISH_REASON",
+            Self::LineTooLong { .. } => Code::GatewaySseEventTooLarge,
+            Self::InvalidFinishReason { .. } => Code::GatewayInvalidFinishReason,
         }
     }
 }

@@ -1,41 +1,74 @@
-//! Error-code mapping: every Rust error that reaches JavaScript becomes a real `Error` whose
-//! `name` is `FxError`, whose `message` is the error's `Display` text, and whose `code` is the
-//! error's stable code (`FX_SESSION_INVALID`, ...).
+//! The one builder of the JS errors the core raises. A coded Rust error becomes a real `Error`
+//! named `FxError` (or, for an argument error, a `TypeError`) whose `message` is the error's
+//! `Display` text and whose `code` is its [`Code`] (`FX_SESSION_INVALID`, ...). An argument
+//! of the wrong shape that serde could not read becomes a plain `TypeError`.
 
 use std::fmt::Display;
 
 use wasm_bindgen::JsValue;
 
+use crate::agent::AgentError;
 use crate::log::LogError;
+use crate::Code;
 
 /// An error with a stable, machine-readable code that JavaScript callers can branch on.
 pub(crate) trait CodedError: Display {
-    /// The `code` property of the JS error, e.g. `FX_SESSION_INVALID`.
-    fn code(&self) -> &'static str;
+    /// The `code` property of the JS error.
+    fn code(&self) -> Code;
+    /// True for argument errors a JS caller should see as a `TypeError` (still with a `code`).
+    fn is_type_error(&self) -> bool {
+        false
+    }
 }
 
 impl CodedError for LogError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> Code {
         LogError::code(self)
     }
 }
 
-/// Builds the JS `Error` for `err`: `name` `FxError`, `message` from `Display`, and `code`.
-pub(crate) fn to_js_error<E: CodedError>(err: &E) -> JsValue {
-    let js = js_sys::Error::new(&err.to_string());
-    js.set_name("FxError");
-    // Setting a property on a fresh Error object cannot fail; if it somehow did, the error
-    // would still carry its name and message, which is the best we can do.
-    let _ = js_sys::Reflect::set(
-        &js,
-        &JsValue::from_str("code"),
-        &JsValue::from_str(err.code()),
-    );
-    js.into()
+impl CodedError for AgentError {
+    fn code(&self) -> Code {
+        AgentError::code(self)
+    }
+    fn is_type_error(&self) -> bool {
+        AgentError::is_type_error(self)
+    }
 }
 
-impl CodedError for crate::agent::AgentError {
-    fn code(&self) -> &'static str {
-        crate::agent::AgentError::code(self)
+/// The JS error for `err`: a `TypeError` or an `Error` named `FxError`, with its `code`.
+pub(crate) fn to_js_error<E: CodedError>(err: &E) -> JsValue {
+    let kind = if err.is_type_error() {
+        Kind::TypeError
+    } else {
+        Kind::FxError
+    };
+    js_error(kind, &err.to_string(), Some(err.code().as_str()))
+}
+
+/// A `TypeError` without a code, for arguments of the wrong shape.
+pub(crate) fn type_error(message: &str) -> JsValue {
+    js_error(Kind::TypeError, message, None)
+}
+
+enum Kind {
+    FxError,
+    TypeError,
+}
+
+fn js_error(kind: Kind, message: &str, code: Option<&'static str>) -> JsValue {
+    let js = match kind {
+        Kind::TypeError => js_sys::Error::from(js_sys::TypeError::new(message)),
+        Kind::FxError => {
+            let js = js_sys::Error::new(message);
+            js.set_name("FxError");
+            js
+        }
+    };
+    if let Some(code) = code {
+        // Setting a property on a fresh Error object cannot fail; if it somehow did, the error
+        // would still carry its name and message, which is the best we can do.
+        let _ = js_sys::Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(code));
     }
+    js.into()
 }

@@ -20,17 +20,20 @@ use crate::agent::host::{
     ResponseBody, StoreError, StoredSession,
 };
 use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
+use crate::Code;
 
 #[wasm_bindgen]
 extern "C" {
     /// The object js/host.js builds.
+    #[derive(Clone)]
     pub type JsHost;
     #[wasm_bindgen(method, structural)]
     fn now(this: &JsHost) -> f64;
     #[wasm_bindgen(method, structural)]
     fn random(this: &JsHost, buf: &mut [u8]);
+    /// A Promise that resolves after `ms` milliseconds (`setTimeout`).
     #[wasm_bindgen(method, structural)]
-    fn sleep(this: &JsHost, ms: u32) -> Promise;
+    pub(crate) fn sleep(this: &JsHost, ms: u32) -> Promise;
     /// A timer as `{ promise, abort }`: `abort` clears it.
     #[wasm_bindgen(method, structural)]
     fn timer(this: &JsHost, ms: u32) -> JsOp;
@@ -142,19 +145,24 @@ async fn settle_op(op: &JsOp, cancel: &Cancel) -> Option<Result<JsValue, JsValue
     }
 }
 
-/// A result js/host.js refused for its shape: its message names the method and the problem.
-const ADAPTER_INVALID: &str = "FX_ADAPTER_INVALID";
+// The codes a `sessionStore` call may reject with: the store's own conflict, or one js/host.js
+// raised (a result it refused for its shape, naming the method and the problem; the deadline;
+// the agent's stop).
+const REVISION_CONFLICT: &str = Code::SessionRevisionConflict.as_str();
+const ADAPTER_INVALID: &str = Code::AdapterInvalid.as_str();
+const ADAPTER_TIMEOUT: &str = Code::AdapterTimeout.as_str();
+const AGENT_CLOSED: &str = Code::AgentClosed.as_str();
 
 fn store_error(method: &'static str, error: &JsValue) -> StoreError {
     match error_code(error).as_deref() {
-        Some("FX_SESSION_REVISION_CONFLICT") => StoreError::RevisionConflict,
+        Some(REVISION_CONFLICT) => StoreError::RevisionConflict,
         Some(ADAPTER_INVALID) => StoreError::Invalid {
             message: error_message(error),
         },
-        Some("FX_ADAPTER_TIMEOUT") => StoreError::TimedOut {
+        Some(ADAPTER_TIMEOUT) => StoreError::TimedOut {
             message: error_message(error),
         },
-        Some("FX_AGENT_CLOSED") => StoreError::Abandoned {
+        Some(AGENT_CLOSED) => StoreError::Abandoned {
             message: error_message(error),
         },
         _ => StoreError::Failed {
@@ -174,7 +182,7 @@ fn unconvertible(call: &str) -> StoreError {
 /// An `oauthSessionStore` failure: the conflict code becomes its own variant; the message is the
 /// store's (never the record's bytes).
 fn oauth_store_error(error: &JsValue) -> OAuthStoreError {
-    if error_code(error).as_deref() == Some("FX_OAUTH_SESSION_REVISION_CONFLICT") {
+    if error_code(error).as_deref() == Some(Code::OAuthSessionRevisionConflict.as_str()) {
         OAuthStoreError::RevisionConflict
     } else {
         OAuthStoreError::Failed(error_message(error))

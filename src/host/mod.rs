@@ -6,4 +6,4 @@ pub mod js_host;
 #[cfg(feature = "term")]
 pub mod term_host;
 
-pub(crate) use error::to_js_error;
+pub(crate) use error::{to_js_error, type_error};

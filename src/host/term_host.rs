@@ -1,6 +1,6 @@
 //! The terminal's environment over the `io` object js/terminal.js builds: output to the
 //! terminal adapter, prompt history, downloads, the exit signal; tasks on the page's event loop
-//! and a 50 ms ticker (gloo-timers) that runs only while the app animates.
+//! and a 50 ms ticker (on the host's `sleep` timer) that runs only while the app animates.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,7 +9,7 @@ use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::host::js_host::error_message;
+use crate::host::js_host::{error_message, JsHost};
 use crate::term::app::shell::{Task, TermEnv};
 
 /// How often the ticker calls the app while something animates.
@@ -38,14 +38,17 @@ pub type Ticker = Rc<dyn Fn() -> bool>;
 /// [`TermEnv`] for the browser and Node.
 pub struct JsTermEnv {
     io: JsTermIo,
+    /// The agent's host, whose `sleep` paces the ticker.
+    host: JsHost,
     ticking: Rc<Cell<bool>>,
     ticker: Rc<RefCell<Option<Ticker>>>,
 }
 
 impl JsTermEnv {
-    pub fn new(io: JsTermIo) -> Self {
+    pub fn new(io: JsTermIo, host: JsHost) -> Self {
         JsTermEnv {
             io,
+            host,
             ticking: Rc::new(Cell::new(false)),
             ticker: Rc::new(RefCell::new(None)),
         }
@@ -72,9 +75,11 @@ impl TermEnv for JsTermEnv {
         }
         let ticking = self.ticking.clone();
         let ticker = self.ticker.clone();
+        let host = self.host.clone();
         wasm_bindgen_futures::spawn_local(async move {
             loop {
-                gloo_timers::future::TimeoutFuture::new(TICK_MS).await;
+                // Never rejects (a plain setTimeout); a rejection would only end this tick early.
+                let _ = JsFuture::from(host.sleep(TICK_MS)).await;
                 let tick = ticker.borrow().clone();
                 let more = tick.is_some_and(|tick| tick());
                 if !more {

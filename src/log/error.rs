@@ -142,8 +142,8 @@ impl LogError {
     }
 
     /// The JS error code.
-    pub fn code(&self) -> &'static str {
-        "FX_SESSION_INVALID"
+    pub fn code(&self) -> crate::Code {
+        crate::Code::SessionInvalid
     }
 }
 

@@ -78,6 +78,8 @@ pub mod usage;
 pub mod view;
 
 #[doc(hidden)]
+// Native tests and examples/log_bench.rs use it; wasm builds only with feature `bench`.
+#[cfg(any(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 
 pub use appender::{Environment, NewSession, Session};

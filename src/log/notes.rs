@@ -148,7 +148,6 @@ impl TurnNotes {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

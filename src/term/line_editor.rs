@@ -62,9 +62,9 @@ pub enum EditError {
 impl EditError {
     /// Stable machine-readable code.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> crate::Code {
         match self {
-            Self::DraftTooLarge { .. } => "FX_TERM_DRAFT_TOO_LARGE",
+            Self::DraftTooLarge { .. } => crate::Code::TermDraftTooLarge,
         }
     }
 }

@@ -300,7 +300,6 @@ fn error_json(body: &ErrorBody<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::tools::workspace::cap_output;
 

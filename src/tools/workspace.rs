@@ -5,6 +5,8 @@
 
 use serde::Deserialize;
 
+use crate::Code;
+
 /// Largest command we hand to the host, in UTF-8 bytes.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// Combined stdout + stderr bytes kept from one command.
@@ -86,7 +88,7 @@ pub enum WorkspaceError {
 }
 
 impl WorkspaceError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
             WorkspaceError::Version
             | WorkspaceError::NotAString { .. }
@@ -95,7 +97,7 @@ impl WorkspaceError {
             | WorkspaceError::GitAvailable
             | WorkspaceError::NotEphemeral
             | WorkspaceError::Permission
-            | WorkspaceError::TooLarge => "FX_WORKSPACE_INVALID",
+            | WorkspaceError::TooLarge => Code::WorkspaceInvalid,
         }
     }
 }
@@ -224,7 +226,6 @@ pub fn utf8_prefix(text: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn raw(root: &str, cwd: &str, permission: &str) -> RawWorkspace {

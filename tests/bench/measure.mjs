@@ -24,6 +24,9 @@ async function time(reps, fn) {
 export async function runBenchmarks({ turns = [500, 1000, 2000, 4000], reps = 5 } = {}) {
   const fx = await import('../../pkg/index.js');
   const glue = await import('../../pkg/fx-core.js');
+  if (typeof glue.benchAppendTurns !== 'function') {
+    throw new Error('pkg/fx-core.wasm has no benchmark exports: run `npm run bench` (it builds with --bench)');
+  }
   const { generateSession } = await import('./session-gen.mjs');
   const rows = [];
   for (const n of turns) {

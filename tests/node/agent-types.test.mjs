@@ -27,6 +27,7 @@ import type {
   ConfigOption,
   FxAgentError,
   FxAgentEvent,
+  FxErrorCode,
   FxAgentOptions,
   FxTerminalEvent,
   FxTerminalOptions,
@@ -126,7 +127,7 @@ async function main(): Promise<StopReason> {
     await turn.result;
   } catch (error) {
     const code: string = (error as FxAgentError).code;
-    console.log(code);
+    console.log(code, retryLater(error as FxAgentError));
   }
   for (const info of await agent.listSessions()) console.log(info.sessionId, info.updatedAt, info.cwd);
   const reopened = await agent.openSession(session.id);
@@ -160,6 +161,19 @@ async function signIn(adapter: TerminalAdapter): Promise<number> {
   return runtime.exited;
 }
 
+// Branching on the documented codes.
+function retryLater(error: FxAgentError): boolean {
+  switch (error.code) {
+    case 'FX_GATEWAY_HTTP_ERROR':
+    case 'FX_GATEWAY_NETWORK_ERROR':
+    case 'FX_ADAPTER_TIMEOUT':
+      return true;
+    default:
+      return false;
+  }
+}
+const storeCode: FxErrorCode = 'FX_STORE_FAILED';
+
 // @ts-expect-error the workspace permission is one of two words
 const badWorkspace: Workspace = { ...workspace, permission: 'always' };
 // @ts-expect-error a Turn is not a promise of text
@@ -170,8 +184,10 @@ const badStop: StopReason = 'max_tokens';
 const badEnv: FxAgentOptions = { env: { AI_GATEWAY_API_KEY: { key: 1 } } };
 // @ts-expect-error the deadline is a number of milliseconds
 const badTimeout: FxAgentOptions = { adapterTimeoutMs: '10s' };
+// @ts-expect-error a code fx does not raise
+const badCode: FxErrorCode = 'FX_GATEWAY_HTTP';
 
-export { main, signIn, asyncStore, appended, badWorkspace, badTurn, badStop, badEnv, badTimeout };
+export { main, signIn, asyncStore, appended, storeCode, badWorkspace, badTurn, badStop, badEnv, badTimeout, badCode };
 `;
 
 test('the createFxAgent types check with tsc --noEmit --strict', async () => {

@@ -162,7 +162,6 @@ pub fn list_order(a: &BotDoc, b: &BotDoc) -> Ordering {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use serde_json::json;
 
     use super::*;

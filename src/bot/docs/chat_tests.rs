@@ -1,6 +1,5 @@
 //! Tests of the chat document: claims (duplicate, busy, stale, taken turns), two processes
 //! racing through a compare-and-set store, finishing, forks, and the replay metadata.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use serde_json::json;
 

@@ -27,7 +27,6 @@ pub fn bot_of(key: &str) -> Option<BotId> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

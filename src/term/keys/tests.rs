@@ -1,5 +1,4 @@
 //! Table-driven tests for the input decoder.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use super::*;
 

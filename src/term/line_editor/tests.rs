@@ -1,5 +1,4 @@
 //! Table-driven tests for the line editor. Drafts are written with `|` marking the cursor.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use super::*;
 use crate::term::history::PromptHistory;

@@ -1,5 +1,4 @@
 //! Rendering and streaming tests for the markdown renderer (plain-text snapshots).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use super::*;
 

@@ -10,8 +10,8 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::agent::AgentConfig;
 use crate::host::js_host::{JsHost, JsHostAdapter};
 use crate::host::term_host::{JsTermEnv, JsTermIo, Ticker};
-use crate::term::app::shell::Shell;
 use crate::term::app::Capabilities;
+use crate::term::driver::Shell;
 use crate::tools::workspace::RawWorkspace;
 
 fn flag(caps: &JsValue, key: &str) -> bool {

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use fx_wasm::agent::AgentConfig;
-use fx_wasm::term::app::shell::{Shell, Task, TermEnv};
+use fx_wasm::term::driver::{Shell, Task, TermEnv};
 use fx_wasm::term::app::Capabilities;
 use fx_wasm::tools::workspace::RawWorkspace;
 

@@ -11,20 +11,16 @@
 //! Submodules: [`transcript`] (blocks and their rows), [`updates`] (the agent's updates and a
 //! replayed session becoming blocks), [`footer`] (live region: activity row,
 //! composer, menus, approval panel, status line), [`input`] (keys), [`commands`] (slash
-//! commands), [`login`] (the sign-in panel and `/login`, `/logout`; [`login_flow`] drives the
-//! device flow), [`screens`] (help, models, transcript review, resume picker), [`frame`] (diff
-//! painting), [`shell`] (the async driver over an [`crate::agent::Agent`]).
+//! commands), [`login`] (the sign-in panel and `/login`, `/logout`), [`screens`] (help, models,
+//! transcript review, resume picker), [`frame`] (diff painting). The async driver that feeds it
+//! is [`crate::term::driver`].
 
-pub mod agent_host;
-pub mod catalog;
 pub mod commands;
 pub mod footer;
 pub mod frame;
 pub mod input;
 pub mod login;
-pub mod login_flow;
 pub mod screens;
-pub mod shell;
 pub mod transcript;
 pub mod turns;
 pub mod updates;

@@ -14,17 +14,9 @@ use crate::agent::credential::{AuthSource, HostAuth, LoginOrigin};
 use crate::agent::host::Host;
 use crate::auth::{self, AuthError, Credential, DeviceLogin, LocalLogout, PollOutcome, TeamChoice};
 
-use super::shell::{Shell, TermEnv};
-use super::Effect;
+use crate::term::app::Effect;
 
-/// The login in progress, as the driver holds it.
-#[derive(Debug)]
-pub struct Running {
-    id: u32,
-    cancel: Cancel,
-    /// Answers the team picker.
-    team: Option<oneshot::Sender<Option<usize>>>,
-}
+use super::{LoginRun, Shell, TermEnv};
 
 /// How a login that did not sign in ended: `None` when it was cancelled (the app already said
 /// so), else the sentence to show.
@@ -43,7 +35,7 @@ fn failure(outcome: &PollOutcome, has_credential: bool) -> String {
 
 /// What a sign-in that did not happen means for the credential: kept when there is one; when
 /// there is none, only how to try again (never "your credential is untouched").
-pub(super) fn credential_kept(has_credential: bool, said: &str) -> &'static str {
+fn credential_kept(has_credential: bool, said: &str) -> &'static str {
     if has_credential {
         " Your current credential is untouched."
     } else if said.contains("/login") {
@@ -59,7 +51,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         match effect {
             Effect::Login { id } => {
                 let cancel = Cancel::new();
-                *self.inner.login.borrow_mut() = Some(Running {
+                *self.inner.login.borrow_mut() = Some(LoginRun {
                     id,
                     cancel: cancel.clone(),
                     team: None,

@@ -3,8 +3,9 @@
 
 use futures::channel::oneshot;
 
-use super::shell::{CatalogLoad, Shell, TermEnv};
 use crate::agent::host::Host;
+
+use super::{CatalogLoad, Shell, TermEnv};
 
 /// How long `/model <id>` waits for the catalog it is checked against.
 const CATALOG_WAIT_MS: u32 = 5_000;

@@ -9,8 +9,8 @@ use std::rc::Rc;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use fx_wasm::agent::AgentConfig;
-use fx_wasm::term::driver::{Shell, Task, TermEnv};
 use fx_wasm::term::app::Capabilities;
+use fx_wasm::term::driver::{Shell, Task, TermEnv};
 use fx_wasm::tools::workspace::RawWorkspace;
 
 use super::fake_host::FakeHost;

@@ -22,11 +22,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                         let mut current = shell.inner.session.borrow_mut();
                         if *current == session && end.session_id != session {
                             *current = end.session_id.clone();
-                            shell.inner.app.borrow_mut().session_id = end.session_id.clone();
+                            shell.inner.app.borrow_mut().follow_session(&end.session_id);
                         }
                         TurnOutcome::Ended(end.stop_reason)
                     }
-                    Err(AgentError::NoCredential) if shell.inner.app.borrow().caps.oauth => {
+                    Err(AgentError::NoCredential) if shell.inner.app.borrow().caps().oauth => {
                         TurnOutcome::Failed(
                             "no AI Gateway credential yet: run /login to sign in with Vercel, or set env.AI_GATEWAY_API_KEY (FX_AUTH_REQUIRED)".to_owned(),
                         )
@@ -106,11 +106,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     match result {
                         Ok(opened) => {
                             *shell.inner.session.borrow_mut() = opened.session_id.clone();
-                            app.model = current(&opened, "model");
-                            app.mode = current(&opened, "mode");
                             app.on_session_opened(
                                 &opened.session_id,
                                 opened.title.as_deref(),
+                                &current(&opened, "model"),
+                                &current(&opened, "mode"),
                                 opened.history,
                             );
                         }

@@ -113,7 +113,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         if let Some(running) = self.inner.login.borrow_mut().take() {
             running.cancel.cancel();
         }
-        self.inner.app.borrow_mut().signin.flow = None;
+        self.inner.app.borrow_mut().drop_login();
     }
 
     /// Tells the app where the credential stands now.
@@ -126,7 +126,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     /// At start: holds a stored login (no device flow, no request) when the host has a store.
     pub(super) async fn restore_login(&self, notices: &mut Vec<String>) {
-        let has_store = self.inner.app.borrow().caps.oauth;
+        let has_store = self.inner.app.borrow().caps().oauth;
         if has_store {
             match self.inner.agent.restore_login().await {
                 Ok(true) => {
@@ -170,7 +170,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     async fn device_login(&self, id: u32, cancel: &Cancel) -> Ended {
         let agent = &self.inner.agent;
-        let has_credential = self.inner.app.borrow().caps.credential;
+        let has_credential = self.inner.app.borrow().caps().credential;
         let config = match agent.auth_config() {
             Ok(config) => config.clone(),
             Err(error) => return Some((false, format!("sign-in is not possible here: {error}"))),

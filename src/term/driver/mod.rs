@@ -218,7 +218,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 Ok(o) => {
                     *self.inner.session.borrow_mut() = o.session_id.clone();
                     app.set_session(&o.session_id, &current(o, "model"), &current(o, "mode"));
-                    app.title = o.title.as_deref().map(crate::term::app::title_of);
+                    app.set_stored_title(o.title.as_deref());
                 }
                 Err(error) => notices.push(format!("Session: could not start a session: {error}")),
             }
@@ -237,7 +237,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     /// The interrupt key arrived (before its bytes): cancel the running turn at once.
     pub fn interrupt(&self) {
-        if self.inner.app.borrow().approval.is_some() {
+        if self.inner.app.borrow().awaiting_approval() {
             // In the approval panel the key means "deny"; the panel handles it.
             return;
         }

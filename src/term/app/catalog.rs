@@ -1,8 +1,6 @@
 //! The model catalog as the app knows it: the model ids with their reasoning efforts, and where
 //! the fetch stands (it is fetched when first needed, never at start-up).
 
-use std::collections::HashMap;
-
 /// Where the model catalog stands.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum CatalogStatus {
@@ -17,20 +15,14 @@ pub enum CatalogStatus {
 #[derive(Debug, Clone, Default)]
 pub struct ModelCatalog {
     status: CatalogStatus,
-    models: Vec<String>,
-    /// Reasoning efforts per model id (models without any are left out).
-    efforts: HashMap<String, Vec<String>>,
+    /// The model ids in catalog order, each with its reasoning efforts (often none).
+    models: Vec<(String, Vec<String>)>,
 }
 
 impl ModelCatalog {
     /// The catalog arrived: model ids with their reasoning efforts.
     pub fn set(&mut self, models: Vec<(String, Vec<String>)>) {
-        self.efforts = models
-            .iter()
-            .filter(|(_, efforts)| !efforts.is_empty())
-            .cloned()
-            .collect();
-        self.models = models.into_iter().map(|(id, _)| id).collect();
+        self.models = models;
         self.status = CatalogStatus::Loaded;
     }
 
@@ -52,8 +44,13 @@ impl ModelCatalog {
         &self.status
     }
 
-    pub fn models(&self) -> &[String] {
-        &self.models
+    pub fn is_empty(&self) -> bool {
+        self.models.is_empty()
+    }
+
+    /// Where model `id` stands in the catalog.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.models.iter().position(|(m, _)| m == id)
     }
 
     /// The model ids containing `filter`, case-insensitively.
@@ -61,13 +58,19 @@ impl ModelCatalog {
         let filter = filter.to_lowercase();
         self.models
             .iter()
+            .map(|(m, _)| m)
             .filter(|m| m.to_lowercase().contains(&filter))
             .cloned()
             .collect()
     }
 
-    /// The reasoning efforts of model `id`, when it has any.
+    /// The reasoning efforts of model `id`, when it has any (for an id listed twice, as its
+    /// last listing with efforts says).
     pub fn efforts(&self, id: &str) -> Option<&[String]> {
-        self.efforts.get(id).map(Vec::as_slice)
+        self.models
+            .iter()
+            .rev()
+            .find(|(m, efforts)| m == id && !efforts.is_empty())
+            .map(|(_, efforts)| efforts.as_slice())
     }
 }

@@ -18,11 +18,7 @@ pub struct ModelPicker {
 impl ModelPicker {
     /// The picker, the current model highlighted.
     pub fn new(catalog: &ModelCatalog, model: &str, pick: bool) -> Self {
-        let selected = catalog
-            .models()
-            .iter()
-            .position(|m| *m == model)
-            .unwrap_or(0);
+        let selected = catalog.position(model).unwrap_or(0);
         ModelPicker {
             pick,
             selected,
@@ -78,7 +74,7 @@ impl ModelPicker {
         let models = view.catalog.matching(&self.filter);
         if models.is_empty() {
             let text = match view.catalog.status() {
-                _ if !view.catalog.models().is_empty() => "  No model matches.".to_owned(),
+                _ if !view.catalog.is_empty() => "  No model matches.".to_owned(),
                 CatalogStatus::Failed(why) => {
                     format!("  The model catalog could not be loaded ({why}). Use /model <id>.")
                 }

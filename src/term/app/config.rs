@@ -9,7 +9,7 @@ use super::{App, Effect};
 
 impl App {
     /// Sets the session's model and mode (after start, restore or a config change).
-    pub fn set_session(&mut self, session_id: &str, model: &str, mode: &str) {
+    pub(crate) fn set_session(&mut self, session_id: &str, model: &str, mode: &str) {
         self.session.id = session_id.to_owned();
         self.session.model = model.to_owned();
         self.session.mode = Mode::parse(mode).unwrap_or_default();
@@ -17,13 +17,13 @@ impl App {
     }
 
     /// The catalog's model ids with their reasoning efforts, for `/model` and `/models`.
-    pub fn set_models(&mut self, models: Vec<(String, Vec<String>)>) {
+    pub(crate) fn set_models(&mut self, models: Vec<(String, Vec<String>)>) {
         self.catalog.set(models);
         self.screens.touch();
     }
 
     /// The catalog could not be loaded (the current model keeps working).
-    pub fn on_catalog_failed(&mut self, message: &str) {
+    pub(crate) fn on_catalog_failed(&mut self, message: &str) {
         self.catalog.failed(message);
         self.screens.touch();
     }
@@ -52,7 +52,7 @@ impl App {
     }
 
     /// The catalog has no model `id`: say so and offer the nearest ones.
-    pub fn on_unknown_model(&mut self, id: &str, nearest: &[String]) {
+    pub(crate) fn on_unknown_model(&mut self, id: &str, nearest: &[String]) {
         let suggestion = match nearest {
             [] => String::new(),
             [one] => format!(" Did you mean /model {one}?"),
@@ -68,7 +68,11 @@ impl App {
     ///
     /// # Errors
     /// Why not: `ask` under a host that runs every command without asking.
-    pub fn switch_mode(&mut self, mode: Mode, source: &'static str) -> Result<(), &'static str> {
+    pub(crate) fn switch_mode(
+        &mut self,
+        mode: Mode,
+        source: &'static str,
+    ) -> Result<(), &'static str> {
         if self.caps.sandboxed && mode == Mode::Ask {
             return Err("this host runs every command without asking (its workspace permission is allow-sandboxed), so ask is not available");
         }
@@ -102,7 +106,7 @@ impl App {
     }
 
     /// A config change ended (applied or not): queued prompts may go on.
-    pub fn on_config_done(&mut self) {
+    pub(crate) fn on_config_done(&mut self) {
         self.session.applying_config = false;
         if !self.turn.is_running() {
             if let Some(mode) = self.session.pending_mode.take() {
@@ -116,13 +120,13 @@ impl App {
     }
 
     /// The driver applied a reasoning effort.
-    pub fn on_effort_applied(&mut self, effort: &str) {
+    pub(crate) fn on_effort_applied(&mut self, effort: &str) {
         self.session.effort = Effort::parse(effort);
         self.notice(&format!("Effort: {effort}"));
     }
 
     /// The driver applied a config value.
-    pub fn on_config_applied(&mut self, id: &str, value: &str) {
+    pub(crate) fn on_config_applied(&mut self, id: &str, value: &str) {
         match id {
             "model" => {
                 self.session.model = value.to_owned();

@@ -17,7 +17,7 @@ const CTRL_C_WINDOW_MS: u64 = 3000;
 
 impl App {
     /// Feeds input bytes received at `now_ms`.
-    pub fn handle_input(&mut self, bytes: &[u8], now_ms: u64) {
+    pub(crate) fn handle_input(&mut self, bytes: &[u8], now_ms: u64) {
         self.now = now_ms.max(self.now);
         if self.exit_code.is_some() {
             return;
@@ -33,7 +33,7 @@ impl App {
     }
 
     /// Advances the clock: resolves a lone Esc, expires armed gestures.
-    pub fn tick(&mut self, now_ms: u64) {
+    pub(crate) fn tick(&mut self, now_ms: u64) {
         self.now = now_ms.max(self.now);
         if self.esc_deadline.is_some_and(|d| self.now >= d) {
             self.esc_deadline = None;
@@ -261,7 +261,7 @@ impl App {
     }
 
     /// Cancels the running turn; queued prompts wait until Enter.
-    pub fn cancel_turn(&mut self) {
+    pub(crate) fn cancel_turn(&mut self) {
         if !self.turn.is_running() {
             return;
         }

@@ -57,13 +57,13 @@ impl App {
     }
 
     /// The terminal is going away: the panel goes without a word (so nothing keeps ticking).
-    pub fn drop_login(&mut self) {
+    pub(crate) fn drop_login(&mut self) {
         self.signin.flow = None;
     }
 
     /// The device code arrived: the URL and code go into the transcript (they stay readable
     /// whether or not a browser opens) and the panel starts waiting.
-    pub fn on_login_code(
+    pub(crate) fn on_login_code(
         &mut self,
         id: u32,
         url: &str,
@@ -87,14 +87,14 @@ impl App {
     }
 
     /// Whether the host's `openUrl` took the link.
-    pub fn on_login_browser(&mut self, id: u32, opened: bool) {
+    pub(crate) fn on_login_browser(&mut self, id: u32, opened: bool) {
         if !opened && self.signin.flow_mut(id).is_some() {
             self.notice("Auth: no browser page was opened; open the link above yourself");
         }
     }
 
     /// One token request came back without a decision; `slow_down` carries the new interval.
-    pub fn on_login_poll(&mut self, id: u32, slow_down: Option<u64>) {
+    pub(crate) fn on_login_poll(&mut self, id: u32, slow_down: Option<u64>) {
         let Some(flow) = self.signin.flow_mut(id) else {
             return;
         };
@@ -115,21 +115,21 @@ impl App {
     }
 
     /// Approved, with several teams: the user picks the one to bill.
-    pub fn on_login_teams(&mut self, id: u32, names: Vec<String>) {
+    pub(crate) fn on_login_teams(&mut self, id: u32, names: Vec<String>) {
         if let Some(flow) = self.signin.flow_mut(id) {
             flow.stage = Stage::Teams { names, selected: 0 };
         }
     }
 
     /// Approved: the record is being stored.
-    pub fn on_login_saving(&mut self, id: u32) {
+    pub(crate) fn on_login_saving(&mut self, id: u32) {
         if let Some(flow) = self.signin.flow_mut(id) {
             flow.stage = Stage::Saving;
         }
     }
 
     /// The login ended: `text` says how (a warning unless `ok`).
-    pub fn on_login_end(&mut self, id: u32, ok: bool, text: &str) {
+    pub(crate) fn on_login_end(&mut self, id: u32, ok: bool, text: &str) {
         if self.signin.flow_mut(id).is_none() {
             return;
         }
@@ -143,7 +143,7 @@ impl App {
     }
 
     /// The logout's local and remote outcomes.
-    pub fn on_logout(&mut self, message: &str, warning: Option<&str>) {
+    pub(crate) fn on_logout(&mut self, message: &str, warning: Option<&str>) {
         self.notice(&format!("Auth: {message}"));
         if let Some(warning) = warning {
             self.warning(&format!("Auth: {warning}"));
@@ -152,7 +152,7 @@ impl App {
 
     /// The credential as the agent now holds it; `usable` is false when a request would be
     /// refused for lack of one.
-    pub fn set_auth_status(&mut self, status: AuthStatus, usable: bool) {
+    pub(crate) fn set_auth_status(&mut self, status: AuthStatus, usable: bool) {
         self.caps.credential = usable;
         self.signin.status = Some(status);
     }

@@ -21,20 +21,20 @@
 //! `switching` (new, resumed and forked sessions), `login` (sign-in and sign-out), `render`
 //! (the bytes to write).
 
-pub mod approval;
-pub mod catalog;
-pub mod commands;
-pub mod composer;
-pub mod effect;
-pub mod frame;
-pub mod keymap;
-pub mod overlay;
-pub mod queue;
-pub mod session;
-pub mod signin;
-pub mod theme;
-pub mod transcript;
-pub mod turn;
+mod approval;
+mod catalog;
+mod commands;
+mod composer;
+mod effect;
+mod frame;
+mod keymap;
+mod overlay;
+mod queue;
+mod session;
+mod signin;
+mod theme;
+mod transcript;
+mod turn;
 
 mod config;
 mod input;
@@ -45,7 +45,6 @@ mod switching;
 mod turns;
 
 pub use effect::{Capabilities, Effect, SessionEntry, TurnOutcome};
-pub use session::title_of;
 
 use crate::term::ansi::Ansi;
 use crate::term::keys::KeyDecoder;
@@ -103,7 +102,7 @@ pub struct App {
 
 impl App {
     /// A new app for a `width`×`height` terminal. Writes the terminal modes on first render.
-    pub fn new(width: u16, height: u16, caps: Capabilities) -> Self {
+    pub(crate) fn new(width: u16, height: u16, caps: Capabilities) -> Self {
         let mut out = Ansi::new();
         // Bracketed paste, no autowrap, colour-scheme reports and a first query.
         out.push_str("\u{1b}[?2004h\u{1b}[?7l\u{1b}[?2031h\u{1b}[?996n");
@@ -137,31 +136,22 @@ impl App {
     }
 
     /// What the host provides.
-    pub fn caps(&self) -> &Capabilities {
+    pub(crate) fn caps(&self) -> &Capabilities {
         &self.caps
     }
 
     /// Loads the prompt history (oldest first).
-    pub fn load_history(&mut self, entries: Vec<String>) {
+    pub(crate) fn load_history(&mut self, entries: Vec<String>) {
         self.composer.load_history(entries);
     }
 
     /// Takes what the driver must do.
-    pub fn take_effects(&mut self) -> Vec<Effect> {
+    pub(crate) fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
     }
 
-    /// The exit code once the app asked to leave.
-    pub fn exit_code(&self) -> Option<i32> {
-        self.exit_code
-    }
-
-    pub fn is_busy(&self) -> bool {
-        self.turn.is_running()
-    }
-
     /// Whether the approval panel waits for an answer.
-    pub fn awaiting_approval(&self) -> bool {
+    pub(crate) fn awaiting_approval(&self) -> bool {
         self.approval.is_some()
     }
 
@@ -171,7 +161,7 @@ impl App {
     }
 
     /// True while something on screen moves or a timer is armed: the driver keeps ticking.
-    pub fn animating(&self) -> bool {
+    pub(crate) fn animating(&self) -> bool {
         self.turn.is_running()
             || self.signin.flow.is_some()
             || self.esc_deadline.is_some()
@@ -180,13 +170,13 @@ impl App {
     }
 
     /// The host took the terminal back (abort): nothing more is written.
-    pub fn silence(&mut self, code: i32) {
+    pub(crate) fn silence(&mut self, code: i32) {
         self.exit_code.get_or_insert(code);
         self.silent = true;
     }
 
     /// Leaves with `code`: the footer is erased, the terminal modes restored.
-    pub fn exit(&mut self, code: i32) {
+    pub(crate) fn exit(&mut self, code: i32) {
         if self.exit_code.is_some() {
             return;
         }
@@ -199,11 +189,11 @@ impl App {
     }
 
     /// A `● Topic: body` notice.
-    pub fn notice(&mut self, text: &str) {
+    pub(crate) fn notice(&mut self, text: &str) {
         self.push_text(TextKind::Notice, text.to_owned());
     }
 
-    pub fn warning(&mut self, text: &str) {
+    pub(crate) fn warning(&mut self, text: &str) {
         self.push_text(TextKind::Warning, text.to_owned());
     }
 

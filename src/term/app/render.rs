@@ -14,7 +14,7 @@ use super::App;
 
 impl App {
     /// The bytes to write now (empty when nothing changed).
-    pub fn render(&mut self) -> Ansi {
+    pub(crate) fn render(&mut self) -> Ansi {
         if self.silent {
             return Ansi::new();
         }
@@ -66,7 +66,7 @@ impl App {
     /// Applies a new size: the screen is drawn again at the new width (the transcript rows
     /// that fit above the live region, re-wrapped; the terminal's own reflow cuts words), while
     /// the rows already in scrollback stay as they are.
-    pub fn resize(&mut self, width: u16, height: u16) {
+    pub(crate) fn resize(&mut self, width: u16, height: u16) {
         let width = usize::from(width.max(10));
         let height = usize::from(height.max(4));
         if width == self.width && height == self.height {

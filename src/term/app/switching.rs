@@ -16,12 +16,12 @@ use super::App;
 
 impl App {
     /// The stored session's title, kept for the window title (written with the next one).
-    pub fn set_stored_title(&mut self, title: Option<&str>) {
+    pub(crate) fn set_stored_title(&mut self, title: Option<&str>) {
         self.session.title = title.map(title_of);
     }
 
     /// Prints the welcome line (or the resume notice and the replayed session) and any notice.
-    pub fn start(&mut self, resumed: Option<Vec<Replayed>>, notices: &[String]) {
+    pub(crate) fn start(&mut self, resumed: Option<Vec<Replayed>>, notices: &[String]) {
         self.started = true;
         match resumed {
             Some(updates) => {
@@ -36,7 +36,7 @@ impl App {
     }
 
     /// Replays a stored session as it was drawn live (without the turn summaries).
-    pub fn replay(&mut self, entries: Vec<Replayed>) {
+    pub(crate) fn replay(&mut self, entries: Vec<Replayed>) {
         for entry in entries {
             match entry {
                 Replayed::Update(Update::UserMessageChunk { content }) => {
@@ -61,7 +61,7 @@ impl App {
     }
 
     /// The resume picker's entries (newest first).
-    pub fn on_sessions(&mut self, entries: Vec<SessionEntry>) {
+    pub(crate) fn on_sessions(&mut self, entries: Vec<SessionEntry>) {
         if entries.is_empty() {
             self.notice("Session: no saved sessions yet");
             return;
@@ -73,7 +73,7 @@ impl App {
     }
 
     /// A session was opened for `/resume`: the screen shows its transcript.
-    pub fn on_session_opened(
+    pub(crate) fn on_session_opened(
         &mut self,
         session_id: &str,
         title: Option<&str>,
@@ -92,7 +92,7 @@ impl App {
     }
 
     /// A fresh session is ready (after `/new` or `/clear`).
-    pub fn on_new_session(&mut self, session_id: &str) {
+    pub(crate) fn on_new_session(&mut self, session_id: &str) {
         self.session.id = session_id.to_owned();
         self.session.title = None;
         self.set_title();
@@ -101,20 +101,20 @@ impl App {
     }
 
     /// A session switch failed: prompts go to the current session.
-    pub fn on_switch_failed(&mut self, message: &str) {
+    pub(crate) fn on_switch_failed(&mut self, message: &str) {
         self.warning(message);
         self.session.switching = false;
         self.start_queued();
     }
 
     /// The agent carried on in session `id` (a turn's commit forked it).
-    pub fn follow_session(&mut self, id: &str) {
+    pub(crate) fn follow_session(&mut self, id: &str) {
         self.session.id = id.to_owned();
     }
 
     /// A commit met a newer stored log (another tab or window wrote this session): our history
     /// was saved as session `to`, which the screen follows when it still shows the old one.
-    pub fn on_forked(&mut self, to: &str, on_screen: bool) {
+    pub(crate) fn on_forked(&mut self, to: &str, on_screen: bool) {
         if on_screen {
             self.session.id = to.to_owned();
         }
@@ -124,7 +124,7 @@ impl App {
     }
 
     /// The session was named (`/rename`): the window title follows.
-    pub fn on_renamed(&mut self, title: &str) {
+    pub(crate) fn on_renamed(&mut self, title: &str) {
         self.session.title = Some(title_of(title));
         self.set_title();
         self.notice(&format!("Session: renamed to \"{}\"", title_of(title)));

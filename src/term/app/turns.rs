@@ -34,14 +34,14 @@ impl App {
     }
 
     /// An update of turn `turn` (others are ignored: a turn abandoned by `/new`).
-    pub fn on_update(&mut self, turn: u32, update: Update) {
+    pub(crate) fn on_update(&mut self, turn: u32, update: Update) {
         if self.turn.is(turn) {
             self.apply_update(update);
         }
     }
 
     /// Streamed answer text of turn `turn`.
-    pub fn on_text(&mut self, turn: u32, text: &str) {
+    pub(crate) fn on_text(&mut self, turn: u32, text: &str) {
         if self.turn.is(turn) {
             self.push_assistant(text);
         }
@@ -92,29 +92,29 @@ impl App {
     }
 
     /// A retry notice from the agent (shown in the activity row).
-    pub fn on_retry(&mut self, attempt: u32, limit: u32, delay_ms: u32, reason: &str) {
+    pub(crate) fn on_retry(&mut self, attempt: u32, limit: u32, delay_ms: u32, reason: &str) {
         self.turn.retry(attempt, limit, delay_ms, reason);
     }
 
     /// The gateway reported the token usage of one model step of turn `turn`.
-    pub fn on_usage(&mut self, turn: u32, input_tokens: u64, output_tokens: u64) {
+    pub(crate) fn on_usage(&mut self, turn: u32, input_tokens: u64, output_tokens: u64) {
         self.turn.usage(turn, input_tokens, output_tokens);
     }
 
     /// The agent asks to run `command`: the footer shows the approval panel until answered.
-    pub fn on_permission_request(&mut self, command: &str) {
+    pub(crate) fn on_permission_request(&mut self, command: &str) {
         self.approval = Some(Approval::new(command));
         self.turn.wait_for_approval(self.now);
     }
 
     /// The approval is no longer awaited (answered or cancelled).
-    pub fn close_approval(&mut self) {
+    pub(crate) fn close_approval(&mut self) {
         self.approval = None;
         self.turn.approval_done(self.now);
     }
 
     /// The driver reports the end of turn `turn`.
-    pub fn on_turn_end(&mut self, turn: u32, outcome: TurnOutcome) {
+    pub(crate) fn on_turn_end(&mut self, turn: u32, outcome: TurnOutcome) {
         let Some(active) = self.turn.end(turn) else {
             return;
         };

@@ -91,40 +91,19 @@ impl Composer {
         true
     }
 
-    /// The highlighted command (on Enter: the one typed out in full, when it is offered).
-    fn menu_choice(&self, typed: bool) -> Option<&'static str> {
+    /// Takes the menu's choice into the draft; false when no menu shows. On Tab (`submit`
+    /// false) the highlighted command, followed by a space for its arguments; on Enter the one
+    /// typed out in full when it is offered, else the highlighted one, ready to submit.
+    pub fn menu_choose(&mut self, submit: bool) -> bool {
         let matches = self.menu();
-        let n = matches.len();
-        let exact = typed.then(|| {
-            let typed = self.editor.text().trim().trim_start_matches('/');
-            matches.iter().find(|c| c.name == typed)
-        });
-        exact
-            .flatten()
-            .or_else(|| matches.get(self.menu.min(n.saturating_sub(1))))
-            .map(|c| c.name)
-    }
-
-    /// Tab in the menu: the highlighted command goes into the draft; false when no menu shows.
-    pub fn menu_complete(&mut self) -> bool {
-        if self.menu().is_empty() {
+        let typed = self.editor.text().trim().trim_start_matches('/');
+        let exact = matches.iter().find(|c| submit && c.name == typed);
+        let highlighted = matches.get(self.menu.min(matches.len().saturating_sub(1)));
+        let Some(name) = exact.or(highlighted).map(|c| c.name) else {
             return false;
-        }
-        if let Some(name) = self.menu_choice(false) {
-            self.editor.set_text(&format!("/{name} "));
-        }
-        true
-    }
-
-    /// Enter in the menu: the draft becomes the chosen command, ready to submit; false when no
-    /// menu shows.
-    pub fn menu_accept(&mut self) -> bool {
-        if self.menu().is_empty() {
-            return false;
-        }
-        if let Some(name) = self.menu_choice(true) {
-            self.editor.set_text(&format!("/{name}"));
-        }
+        };
+        let space = if submit { "" } else { " " };
+        self.editor.set_text(&format!("/{name}{space}"));
         true
     }
 

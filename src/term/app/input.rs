@@ -6,7 +6,7 @@ use crate::term::line_editor::EditOutcome;
 
 use super::keymap::{self, ComposerKey};
 use super::overlay::review::Review;
-use super::overlay::view::{Outcome, View};
+use super::overlay::view::Outcome;
 use super::overlay::Overlay;
 use super::signin::{LoginKey, LoginStep};
 use super::theme::ProbeStep;
@@ -98,16 +98,9 @@ impl App {
         if self.screens.is_open() {
             match keymap::screen(key) {
                 Some(action) => {
-                    let view = View {
-                        width: self.width,
-                        height: self.height,
-                        now: self.now,
-                        catalog: &self.catalog,
-                        model: &self.session.model,
-                        effort: &self.session.effort,
-                        transcript: &self.transcript,
-                    };
-                    let outcome = self.screens.key(action, &view);
+                    let mut screens = std::mem::take(&mut self.screens);
+                    let outcome = screens.key(action, &self.view());
+                    self.screens = screens;
                     self.screen_outcome(outcome);
                 }
                 None => self.screens.touch(),
@@ -189,9 +182,9 @@ impl App {
             ComposerKey::ToggleMode => self.toggle_mode(),
             ComposerKey::MenuUp => return self.composer.menu_move(false),
             ComposerKey::MenuDown => return self.composer.menu_move(true),
-            ComposerKey::MenuComplete => return self.composer.menu_complete(),
+            ComposerKey::MenuComplete => return self.composer.menu_choose(false),
             ComposerKey::MenuRun => {
-                if !self.composer.menu_accept() {
+                if !self.composer.menu_choose(true) {
                     return false;
                 }
                 self.submit();

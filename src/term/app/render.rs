@@ -21,16 +21,9 @@ impl App {
         let mut out = self.out.take();
         let palette = self.theme.palette();
         if self.screens.is_open() && self.exit_code.is_none() {
-            let view = View {
-                width: self.width,
-                height: self.height,
-                now: self.now,
-                catalog: &self.catalog,
-                model: &self.session.model,
-                effort: &self.session.effort,
-                transcript: &self.transcript,
-            };
-            self.screens.paint(&mut out, &view, &palette);
+            let mut screens = std::mem::take(&mut self.screens);
+            screens.paint(&mut out, &self.view(), &palette);
+            self.screens = screens;
             return out;
         }
         if self.screens.leave(&mut out) {
@@ -94,6 +87,19 @@ impl App {
         self.frame.reset();
         self.transcript.reprint(self.width);
         self.screens.touch();
+    }
+
+    /// What the screens are drawn from.
+    pub(super) fn view(&self) -> View<'_> {
+        View {
+            width: self.width,
+            height: self.height,
+            now: self.now,
+            catalog: &self.catalog,
+            model: &self.session.model,
+            effort: &self.session.effort,
+            transcript: &self.transcript,
+        }
     }
 
     /// The live rows and the cursor (row, column) within them.

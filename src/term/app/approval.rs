@@ -232,3 +232,95 @@ fn push_note(note: &mut String, text: &str) {
 fn elided(text: &str, width: usize, style: Style) -> StyledLine {
     StyledLine::of(&elide(text, width), style)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer_after(keys: &[ApprovalKey]) -> Option<PermissionAnswer> {
+        let mut approval = Approval::new("rm -rf build");
+        keys.iter().find_map(|&key| approval.key(key))
+    }
+
+    #[test]
+    fn choices_cycle_and_decide() {
+        use ApprovalKey::*;
+        assert_eq!(
+            answer_after(&[Confirm]),
+            Some(PermissionAnswer::AllowOnce { note: None })
+        );
+        assert_eq!(
+            answer_after(&[Next, Confirm]),
+            Some(PermissionAnswer::AllowAlways)
+        );
+        assert_eq!(
+            answer_after(&[Previous, Confirm]),
+            Some(PermissionAnswer::Reject { note: None })
+        );
+        assert_eq!(
+            answer_after(&[Next, Next, Next, Confirm]),
+            Some(PermissionAnswer::AllowOnce { note: None })
+        );
+        assert_eq!(
+            answer_after(&[Next, Decide(Choice::Yes)]),
+            Some(PermissionAnswer::AllowOnce { note: None })
+        );
+    }
+
+    #[test]
+    fn a_note_goes_with_yes_or_no_only() {
+        use ApprovalKey::*;
+        assert_eq!(
+            answer_after(&[Amend, Type(' '), Type('o'), Type('k'), Type(' '), Confirm]),
+            Some(PermissionAnswer::AllowOnce {
+                note: Some("ok".into())
+            })
+        );
+        // A blank note is no note; Back drops it; Erase takes a character off.
+        assert_eq!(
+            answer_after(&[Amend, Type(' '), Confirm]),
+            Some(PermissionAnswer::AllowOnce { note: None })
+        );
+        assert_eq!(
+            answer_after(&[Amend, Type('x'), Back, Confirm]),
+            Some(PermissionAnswer::AllowOnce { note: None })
+        );
+        assert_eq!(
+            answer_after(&[Previous, Amend, Type('a'), Type('b'), Erase, Confirm]),
+            Some(PermissionAnswer::Reject {
+                note: Some("a".into())
+            })
+        );
+        // "Don't ask again" takes none: Tab moves to No instead.
+        let mut approval = Approval::new("ls");
+        approval.key(Next);
+        approval.key(Amend);
+        assert!(!approval.is_amending());
+        assert_eq!(
+            approval.key(Confirm),
+            Some(PermissionAnswer::Reject { note: None })
+        );
+    }
+
+    #[test]
+    fn a_paste_is_a_note_on_one_line_within_the_limit() {
+        let mut approval = Approval::new("ls");
+        approval.key(ApprovalKey::Next);
+        approval.paste("use\nthe\ttests");
+        assert!(approval.is_amending());
+        assert_eq!(
+            approval.key(ApprovalKey::Confirm),
+            Some(PermissionAnswer::Reject {
+                note: Some("use the tests".into())
+            })
+        );
+        let mut approval = Approval::new("ls");
+        approval.paste(&"é".repeat(MAX_NOTE_BYTES));
+        let Some(PermissionAnswer::AllowOnce { note: Some(note) }) =
+            approval.key(ApprovalKey::Confirm)
+        else {
+            unreachable!("a note was pasted");
+        };
+        assert_eq!(note.len(), MAX_NOTE_BYTES);
+    }
+}

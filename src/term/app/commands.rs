@@ -159,3 +159,70 @@ fn is_command_word(name: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drafts_read_as_commands() {
+        let cases = [
+            ("/help", Some(Command::Help)),
+            ("/model", Some(Command::ChooseModel)),
+            ("/model   ", Some(Command::ChooseModel)),
+            (
+                "/model a/b high extra",
+                Some(Command::Model {
+                    id: "a/b",
+                    effort: Some("high"),
+                }),
+            ),
+            (
+                "/permissions auto",
+                Some(Command::Permissions(PermissionsArg::Set(Mode::Code))),
+            ),
+            (
+                "/permissions code",
+                Some(Command::Permissions(PermissionsArg::Set(Mode::Code))),
+            ),
+            (
+                "/permissions",
+                Some(Command::Permissions(PermissionsArg::Show)),
+            ),
+            (
+                "/permissions yolo",
+                Some(Command::Permissions(PermissionsArg::Unknown("yolo"))),
+            ),
+            ("/reset", Some(Command::New { clear: false })),
+            ("/clear", Some(Command::New { clear: true })),
+            ("/rename", Some(Command::Rename(None))),
+            (
+                "/rename  Release prep ",
+                Some(Command::Rename(Some("Release prep"))),
+            ),
+            ("/quit", Some(Command::Exit)),
+            ("/hepl me", Some(Command::Unknown("hepl"))),
+            // A path is a prompt.
+            ("/usr/bin/env is missing", None),
+            ("/", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_menu_offers_commands_by_prefix_until_a_space() {
+        let names = |draft: &str| matching(draft).iter().map(|c| c.name).collect::<Vec<_>>();
+        assert_eq!(names("/mo"), ["model", "models"]);
+        assert_eq!(names("/model "), Vec::<&str>::new());
+        assert_eq!(names("mo"), Vec::<&str>::new());
+        assert_eq!(names("/").len(), COMMANDS.len());
+    }
+
+    #[test]
+    fn an_unknown_command_gets_the_nearest_name() {
+        assert!(unknown_text("hepl").contains("did you mean /help?"));
+        assert!(!unknown_text("zzzzzzzz").contains("did you mean"));
+    }
+}

@@ -195,3 +195,155 @@ const COMPOSER: &[Binding<&[ComposerKey]>] = &[
 pub fn composer(key: KeyEvent) -> &'static [ComposerKey] {
     lookup(COMPOSER, key).unwrap_or(&[Edit])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALT: Modifiers = Modifiers::ALT;
+    const CTRL_KEY: Modifiers = Modifiers::CTRL;
+    const SHIFT_KEY: Modifiers = Modifiers::SHIFT;
+
+    fn key(code: KeyCode, mods: Modifiers) -> KeyEvent {
+        KeyEvent::new(code, mods)
+    }
+
+    fn plain(code: KeyCode) -> KeyEvent {
+        KeyEvent::plain(code)
+    }
+
+    #[test]
+    fn screen_keys() {
+        let cases = [
+            (plain(KeyCode::Escape), Some(ScreenKey::Close)),
+            (key(KeyCode::Escape, ALT), Some(ScreenKey::Close)),
+            (KeyEvent::ctrl('c'), Some(ScreenKey::Close)),
+            (KeyEvent::ctrl('o'), Some(ScreenKey::Review)),
+            (plain(KeyCode::Up), Some(ScreenKey::Up)),
+            (key(KeyCode::Down, SHIFT_KEY), Some(ScreenKey::Down)),
+            (plain(KeyCode::PageUp), Some(ScreenKey::PageUp)),
+            (plain(KeyCode::PageDown), Some(ScreenKey::PageDown)),
+            (key(KeyCode::Backspace, CTRL_KEY), Some(ScreenKey::Erase)),
+            (key(KeyCode::Enter, SHIFT_KEY), Some(ScreenKey::Accept)),
+            // A plain (or shifted) character is typed, `q` too; `q` with a modifier quits.
+            (plain(KeyCode::Char('q')), Some(ScreenKey::Type('q'))),
+            (
+                key(KeyCode::Char('M'), SHIFT_KEY),
+                Some(ScreenKey::Type('M')),
+            ),
+            (KeyEvent::alt('q'), Some(ScreenKey::Quit)),
+            (KeyEvent::ctrl('q'), Some(ScreenKey::Quit)),
+            (KeyEvent::ctrl('x'), None),
+            (plain(KeyCode::Tab), None),
+        ];
+        for (key, want) in cases {
+            assert_eq!(screen(key), want, "{key:?}");
+        }
+    }
+
+    #[test]
+    fn approval_keys_while_choosing() {
+        let cases = [
+            (
+                plain(KeyCode::Char('1')),
+                Some(ApprovalKey::Decide(Choice::Yes)),
+            ),
+            (
+                plain(KeyCode::Char('2')),
+                Some(ApprovalKey::Decide(Choice::Always)),
+            ),
+            (
+                plain(KeyCode::Char('3')),
+                Some(ApprovalKey::Decide(Choice::No)),
+            ),
+            (KeyEvent::alt('1'), Some(ApprovalKey::Decide(Choice::Yes))),
+            (
+                plain(KeyCode::Escape),
+                Some(ApprovalKey::Decide(Choice::No)),
+            ),
+            (KeyEvent::ctrl('c'), Some(ApprovalKey::Decide(Choice::No))),
+            (
+                key(KeyCode::Char('c'), CTRL_KEY | SHIFT_KEY),
+                Some(ApprovalKey::Decide(Choice::No)),
+            ),
+            // With Ctrl held, nothing but Ctrl+C counts.
+            (key(KeyCode::Char('1'), CTRL_KEY), None),
+            (key(KeyCode::Enter, CTRL_KEY), None),
+            (plain(KeyCode::Up), Some(ApprovalKey::Previous)),
+            (plain(KeyCode::Left), Some(ApprovalKey::Previous)),
+            (plain(KeyCode::Down), Some(ApprovalKey::Next)),
+            (plain(KeyCode::Right), Some(ApprovalKey::Next)),
+            (plain(KeyCode::Tab), Some(ApprovalKey::Amend)),
+            (key(KeyCode::Tab, SHIFT_KEY), Some(ApprovalKey::Amend)),
+            (plain(KeyCode::Enter), Some(ApprovalKey::Confirm)),
+            (plain(KeyCode::Char('y')), None),
+        ];
+        for (key, want) in cases {
+            assert_eq!(approval(key, false), want, "{key:?}");
+        }
+    }
+
+    #[test]
+    fn approval_keys_while_a_note_is_typed() {
+        let cases = [
+            (plain(KeyCode::Char('1')), Some(ApprovalKey::Type('1'))),
+            (
+                key(KeyCode::Char('N'), SHIFT_KEY),
+                Some(ApprovalKey::Type('N')),
+            ),
+            (KeyEvent::ctrl('c'), Some(ApprovalKey::Decide(Choice::No))),
+            (plain(KeyCode::Enter), Some(ApprovalKey::Confirm)),
+            // Shift+Enter does not confirm a note.
+            (key(KeyCode::Enter, SHIFT_KEY), None),
+            (plain(KeyCode::Escape), Some(ApprovalKey::Back)),
+            (plain(KeyCode::Tab), Some(ApprovalKey::Back)),
+            (plain(KeyCode::Backspace), Some(ApprovalKey::Erase)),
+            (KeyEvent::alt('x'), None),
+        ];
+        for (key, want) in cases {
+            assert_eq!(approval(key, true), want, "{key:?}");
+        }
+    }
+
+    #[test]
+    fn login_keys() {
+        let cases = [
+            (plain(KeyCode::Escape), Some(LoginKey::Cancel)),
+            (key(KeyCode::Escape, ALT), None),
+            (KeyEvent::ctrl('c'), Some(LoginKey::Cancel)),
+            (plain(KeyCode::Up), Some(LoginKey::Up)),
+            (key(KeyCode::Down, SHIFT_KEY), Some(LoginKey::Down)),
+            (plain(KeyCode::Enter), Some(LoginKey::Enter { plain: true })),
+            (
+                key(KeyCode::Enter, SHIFT_KEY),
+                Some(LoginKey::Enter { plain: false }),
+            ),
+            (plain(KeyCode::Char('a')), None),
+        ];
+        for (key, want) in cases {
+            assert_eq!(login(key), want, "{key:?}");
+        }
+    }
+
+    #[test]
+    fn composer_keys() {
+        let cases: [(KeyEvent, &[ComposerKey]); 13] = [
+            (KeyEvent::ctrl('c'), &[Interrupt]),
+            (plain(KeyCode::Escape), &[Escape]),
+            (key(KeyCode::Escape, SHIFT_KEY), &[Edit]),
+            (KeyEvent::ctrl('d'), &[ExitOnEmpty, Edit]),
+            (KeyEvent::ctrl('o'), &[Review]),
+            (plain(KeyCode::Up), &[MenuUp, RecallQueued, Edit]),
+            (key(KeyCode::Up, SHIFT_KEY), &[MenuUp, Edit]),
+            (key(KeyCode::Up, ALT), &[Edit]),
+            (plain(KeyCode::Down), &[MenuDown, Edit]),
+            (plain(KeyCode::Tab), &[MenuComplete, Edit]),
+            (key(KeyCode::Tab, SHIFT_KEY), &[MenuComplete, ToggleMode]),
+            (key(KeyCode::Enter, SHIFT_KEY), &[MenuRun, Edit]),
+            (plain(KeyCode::Char('x')), &[Edit]),
+        ];
+        for (key, want) in cases {
+            assert_eq!(composer(key), want, "{key:?}");
+        }
+    }
+}

@@ -94,3 +94,39 @@ impl PromptQueue {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hold_needs_prompts_and_ends_with_the_last_one_recalled() {
+        let mut queue = PromptQueue::default();
+        queue.hold();
+        assert!(!queue.is_held(), "nothing to hold");
+        queue.push("one".into());
+        queue.push("two".into());
+        queue.hold();
+        assert!(queue.is_waiting());
+        assert_eq!(queue.recall().as_deref(), Some("two"));
+        assert!(queue.is_held());
+        assert_eq!(queue.recall().as_deref(), Some("one"));
+        assert!(!queue.is_held());
+        assert_eq!(queue.recall(), None);
+    }
+
+    #[test]
+    fn clear_keeps_the_hold_and_reset_drops_it() {
+        let mut queue = PromptQueue::default();
+        queue.push("one".into());
+        queue.hold();
+        queue.clear();
+        assert!(queue.is_held() && !queue.is_waiting());
+        queue.reset();
+        assert!(!queue.is_held());
+        queue.push("a".into());
+        queue.push("b".into());
+        assert_eq!(queue.next_prompt().as_deref(), Some("a"));
+        assert_eq!(queue.len(), 1);
+    }
+}

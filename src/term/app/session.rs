@@ -86,3 +86,37 @@ pub fn title_of(text: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn efforts_and_the_permission_in_effect() {
+        assert_eq!(Effort::parse("auto"), Effort::Auto);
+        assert_eq!(Effort::parse("high"), Effort::Level("high".into()));
+        assert_eq!(Effort::parse("high").as_str(), "high");
+        let mut session = SessionInfo::default();
+        assert_eq!(session.permission(false), Mode::Ask);
+        assert_eq!(session.permission(true), Mode::Code);
+        session.mode = Mode::Code;
+        assert_eq!(session.permission(false), Mode::Code);
+    }
+
+    #[test]
+    fn titles() {
+        let mut session = SessionInfo {
+            id: "s1".into(),
+            model: "a/b".into(),
+            ..SessionInfo::default()
+        };
+        assert_eq!(session.window_title(), "fx · workspace · a/b");
+        assert_eq!(session.resumed_notice(), "Session: resumed s1");
+        session.title = Some(title_of("one two three four five six seven eight nine"));
+        assert_eq!(
+            session.window_title(),
+            "fx · one two three four five six seven eight · a/b"
+        );
+        assert_eq!(title_of("a\u{1b}[31mb  c"), "ab c");
+    }
+}

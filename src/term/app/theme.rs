@@ -82,3 +82,41 @@ impl ThemeProbe {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WHITE: Rgb = Rgb {
+        r: 255,
+        g: 255,
+        b: 255,
+    };
+
+    #[test]
+    fn the_background_decides_when_it_answers_before_the_fence() {
+        let mut probe = ThemeProbe::Idle;
+        assert_eq!(
+            probe.on_scheme(ColorScheme::Dark),
+            ProbeStep::Send("\u{1b}[c")
+        );
+        assert_eq!(
+            probe.on_fence(),
+            ProbeStep::Send("\u{1b}]11;?\u{1b}\\\u{1b}[c")
+        );
+        assert_eq!(probe.on_background(WHITE), ProbeStep::Nothing);
+        assert_eq!(probe.on_fence(), ProbeStep::Decided(Theme::Light));
+        assert_eq!(probe, ThemeProbe::Idle);
+        assert_eq!(probe.on_fence(), ProbeStep::Nothing);
+    }
+
+    #[test]
+    fn else_the_scheme_report_decides() {
+        let mut probe = ThemeProbe::Idle;
+        probe.on_scheme(ColorScheme::Light);
+        probe.on_fence();
+        assert_eq!(probe.on_fence(), ProbeStep::Decided(Theme::Light));
+        // A background report on its own decides at once.
+        assert_eq!(probe.on_background(WHITE), ProbeStep::Decided(Theme::Light));
+    }
+}

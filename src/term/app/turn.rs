@@ -282,3 +282,56 @@ pub fn elapsed(ms: u64) -> String {
         format!("{}h{}m{}s", s / 3600, s / 60 % 60, s % 60)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_stops_while_an_approval_waits() {
+        let mut turns = TurnView::default();
+        let id = turns.begin(40, 1_000);
+        assert_eq!(id, 1);
+        turns.wait_for_approval(3_000);
+        turns.approval_done(10_000);
+        let turn = turns.end(id).unwrap_or_else(|| unreachable!("turn 1 runs"));
+        assert_eq!(turn.elapsed_ms(12_000), 4_000);
+        assert_eq!(turn.summary(12_000), "  4s (↑10 ↓0)");
+        assert!(!turns.is_running());
+        assert_eq!(turns.begin(1, 0), 2);
+    }
+
+    #[test]
+    fn reported_usage_replaces_the_estimate() {
+        let mut turns = TurnView::default();
+        let id = turns.begin(4_000, 0);
+        turns.streamed(400);
+        turns.usage(id, 1_200, 90);
+        turns.streamed(8);
+        turns.usage(id + 1, 5, 5);
+        let turn = turns
+            .end(id)
+            .unwrap_or_else(|| unreachable!("the turn runs"));
+        assert_eq!((turn.tokens_in, turn.tokens_out()), (1_200, 92));
+        assert_eq!(turns.cancel(), None);
+    }
+
+    #[test]
+    fn a_cancel_is_asked_once() {
+        let mut turns = TurnView::default();
+        let id = turns.begin(1, 0);
+        assert_eq!(turns.cancel(), Some(id));
+        assert_eq!(turns.cancel(), None);
+        assert_eq!(turns.abandon(), Some(id));
+    }
+
+    #[test]
+    fn counts_and_durations() {
+        assert_eq!(compact_count(999), "999");
+        assert_eq!(compact_count(1_234), "1.2k");
+        assert_eq!(compact_count(12_345), "12k");
+        assert_eq!(elapsed(5_999), "5s");
+        assert_eq!(elapsed(1_080_000), "18m0s");
+        assert_eq!(elapsed(3_663_000), "1h1m3s");
+    }
+}

@@ -1,20 +1,20 @@
 //! The interactive terminal application: a synchronous state machine the async driver
 //! ([`crate::term::driver`]) feeds.
 //!
-//! - [`App::handle_input`]: bytes from the terminal (keys, pastes, colour reports); keys become
-//!   actions through the [`keymap`], which the app applies.
-//! - [`App::on_update`] and the other `on_*` reports: the agent's updates and the outcomes of
+//! - `App::handle_input`: bytes from the terminal (keys, pastes, colour reports); keys become
+//!   actions through the `keymap`, which the app applies.
+//! - `App::on_update` and the other `on_*` reports: the agent's updates and the outcomes of
 //!   the effects the driver ran.
-//! - [`App::tick`]: the clock (Esc timeout, the activity row, the Ctrl+C exit window).
-//! - [`App::render`]: the bytes to write: printed transcript rows plus a diff of the live region
-//!   (see [`frame`]), or the alternate screen (see [`overlay`]).
-//! - [`App::take_effects`]: what the driver must do ([`Effect`]) and report back.
+//! - `App::tick`: the clock (Esc timeout, the activity row, the Ctrl+C exit window).
+//! - `App::render`: the bytes to write: printed transcript rows plus a diff of the live region
+//!   (see `frame`), or the alternate screen (see `overlay`).
+//! - `App::take_effects`: what the driver must do ([`Effect`]) and report back.
 //!
-//! The app is made of parts that own their state and methods: the [`composer`] (draft, history,
-//! slash menu), the prompt [`queue`], the [`transcript`], the running [`turn`], the
-//! [`session`] on screen (model, mode, effort), the [`approval`] panel, the [`signin`] panel,
-//! the screens of the [`overlay`], the model [`catalog`] and the [`theme`]. The [`commands`]
-//! module reads slash commands; [`effect`] is the vocabulary shared with the driver.
+//! The app is made of parts that own their state and methods: the `composer` (draft, history,
+//! slash menu), the prompt `queue`, the `transcript`, the running `turn`, the `session` on
+//! screen (model, mode, effort), the `approval` panel, the `signin` panel, the screens of the
+//! `overlay`, the model `catalog` and the `theme`. The `commands` module reads slash commands;
+//! `effect` is the vocabulary shared with the driver.
 //!
 //! What the app does with them, by responsibility: `input` (keys and pastes), `run` (slash
 //! commands), `turns` (a turn's life and the agent's updates), `config` (model, mode, effort),

@@ -17,7 +17,7 @@ pub trait TermEnv {
     fn write(&self, out: &Ansi);
     /// Runs a task on the event loop.
     fn spawn(&self, task: Task);
-    /// Calls [`Shell::tick`] about every 50 ms until it returns false (idempotent).
+    /// Calls [`super::Shell::tick`] about every 50 ms until it returns false (idempotent).
     fn animate(&self);
     /// The stored prompt history, oldest first; `None` when the host keeps none.
     ///

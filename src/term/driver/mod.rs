@@ -1,10 +1,10 @@
 //! The async driver: [`Shell`] runs an [`App`] with an [`Agent`] over any [`Host`] and a
 //! [`TermEnv`], turning the app's effects into agent calls and their outcomes into reports.
 //!
-//! - [`env`]: [`TermEnv`], the terminal side of the host (output, tasks, ticker, history,
+//! - [`self::env`]: [`TermEnv`], the terminal side of the host (output, tasks, ticker, history,
 //!   downloads).
 //! - [`agent_host`]: [`TermHost`], the agent's host as the terminal runs it.
-//! - `effects`: what each [`Effect`] of the app does.
+//! - `effects`: what each [`crate::term::app::Effect`] of the app does.
 //! - `catalog`: the model catalog, fetched when first needed.
 //! - `login`: the device login and logout over the agent's host.
 

@@ -11,8 +11,8 @@ use crate::agent::AgentConfig;
 use crate::host::js_host::{JsHost, JsHostAdapter};
 use crate::host::term_host::{JsTermEnv, JsTermIo, Ticker};
 use crate::host::{to_js_error, type_error};
-use crate::term::app::shell::Shell;
 use crate::term::app::Capabilities;
+use crate::term::driver::Shell;
 use crate::tools::workspace::RawWorkspace;
 
 fn flag(caps: &JsValue, key: &str) -> bool {

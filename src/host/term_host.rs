@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::host::js_host::{error_message, JsHost};
-use crate::term::app::shell::{Task, TermEnv};
+use crate::term::driver::{Task, TermEnv};
 
 /// How often the ticker calls the app while something animates.
 const TICK_MS: u32 = 50;

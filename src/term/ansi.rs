@@ -1,7 +1,7 @@
 //! The bytes the terminal is sent, as types that only the terminal's own sequences and
 //! sanitized text can build.
 //!
-//! [`Ansi`] is the one thing [`crate::term::app::shell::TermEnv::write`] accepts. It grows only
+//! [`Ansi`] is the one thing [`crate::term::driver::TermEnv::write`] accepts. It grows only
 //! by escape sequences written in this crate's source (`&'static str`), numbers (cursor
 //! positions), a window title that is sanitized on the way in, and [`AnsiLine`]s, which only
 //! [`crate::term::style::line_to_ansi`] makes from spans whose text passed

@@ -7,9 +7,12 @@
 //! - [`sanitize`]: neutralises control sequences in model and command text: the one gate.
 //! - [`ansi`]: the bytes the terminal is sent, as types only the gate and our own sequences fill.
 //! - [`markdown`]: streaming markdown → styled rows ([`style`]) → ANSI.
-//! - [`app`]: the interactive app built from these: screen, input, commands, the async driver.
+//! - [`app`]: the interactive app built from these: a synchronous state machine (screen, input,
+//!   commands).
+//! - [`driver`]: the async driver that runs the app with an agent over a host.
 pub mod ansi;
 pub mod app;
+pub mod driver;
 pub mod history;
 pub mod keys;
 pub mod line_editor;

@@ -151,6 +151,13 @@ impl StyledLine {
     pub fn from_span(span: Span) -> Self {
         Self { spans: vec![span] }
     }
+    /// A line of `text` in one style (no span at all for empty text).
+    #[must_use]
+    pub fn of(text: &str, style: Style) -> Self {
+        let mut line = Self::new();
+        line.push(text, style);
+        line
+    }
     /// Appends text in a style, merging with the last span when the style matches.
     pub fn push(&mut self, text: &str, style: Style) {
         if text.is_empty() {

@@ -9,8 +9,8 @@ use std::rc::Rc;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use fx_wasm::agent::AgentConfig;
-use fx_wasm::term::app::shell::{Shell, Task, TermEnv};
 use fx_wasm::term::app::Capabilities;
+use fx_wasm::term::driver::{Shell, Task, TermEnv};
 use fx_wasm::tools::workspace::RawWorkspace;
 
 use super::fake_host::FakeHost;
@@ -248,5 +248,50 @@ impl Term {
 
     pub fn written(&self) -> String {
         String::from_utf8_lossy(&self.env.out.borrow()).into_owned()
+    }
+
+    /// The whole screen as text: a header line (size, which screen, where the cursor is), then
+    /// every row with its trailing blanks trimmed (the crate's version reads `<version>`).
+    pub fn snapshot(&self) -> String {
+        let screen = self.parser.screen();
+        let (rows, cols) = screen.size();
+        let (row, col) = screen.cursor_position();
+        let cursor = if screen.hide_cursor() {
+            "hidden".to_owned()
+        } else {
+            format!("at row {} column {}", row + 1, col + 1)
+        };
+        let which = if screen.alternate_screen() {
+            "alternate"
+        } else {
+            "main"
+        };
+        let mut text = format!("# {cols}x{rows}, {which} screen, cursor {cursor}\n");
+        for line in screen.rows(0, cols.get()) {
+            let line = line.replace(env!("CARGO_PKG_VERSION"), "<version>");
+            text.push_str(line.trim_end());
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Compares the whole screen with the golden text `tests/fixtures/term-screens/<name>.txt`;
+    /// `FX_BLESS=1` writes it anew.
+    pub fn assert_screen(&self, name: &str) {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/term-screens")
+            .join(format!("{name}.txt"));
+        let shown = self.snapshot();
+        if std::env::var_os("FX_BLESS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &shown).unwrap();
+        }
+        let golden = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} is missing; FX_BLESS=1 writes it", path.display()));
+        assert!(
+            golden == shown,
+            "the screen differs from {} (FX_BLESS=1 rewrites it)\n--- golden\n{golden}--- shown\n{shown}",
+            path.display()
+        );
     }
 }

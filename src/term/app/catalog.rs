@@ -1,80 +1,76 @@
-//! The model catalog in the terminal: fetched when first needed (a model screen, `/model <id>`,
-//! the first turn), never at start-up; fetched again after a sign-in changes what it lists.
+//! The model catalog as the app knows it: the model ids with their reasoning efforts, and where
+//! the fetch stands (it is fetched when first needed, never at start-up).
 
-use futures::channel::oneshot;
+/// Where the model catalog stands.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CatalogStatus {
+    #[default]
+    NotRequested,
+    Loading,
+    Loaded,
+    Failed(String),
+}
 
-use super::shell::{CatalogLoad, Shell, TermEnv};
-use crate::agent::host::Host;
+/// The catalog's model ids and their efforts.
+#[derive(Debug, Clone, Default)]
+pub struct ModelCatalog {
+    status: CatalogStatus,
+    /// The model ids in catalog order, each with its reasoning efforts (often none).
+    models: Vec<(String, Vec<String>)>,
+}
 
-/// How long `/model <id>` waits for the catalog it is checked against.
-const CATALOG_WAIT_MS: u32 = 5_000;
+impl ModelCatalog {
+    /// The catalog arrived: model ids with their reasoning efforts.
+    pub fn set(&mut self, models: Vec<(String, Vec<String>)>) {
+        self.models = models;
+        self.status = CatalogStatus::Loaded;
+    }
 
-impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
-    /// Starts fetching the catalog unless it was fetched or is being fetched.
-    pub(super) fn start_catalog(&self) {
-        let idle = matches!(*self.inner.catalog.borrow(), CatalogLoad::Idle);
-        if idle {
-            *self.inner.catalog.borrow_mut() = CatalogLoad::Loading(Vec::new());
-            self.load_catalog();
+    /// The catalog could not be loaded.
+    pub fn failed(&mut self, message: &str) {
+        self.status = CatalogStatus::Failed(message.to_owned());
+    }
+
+    /// Marks the catalog as asked for; true the first time (the driver must fetch it).
+    pub fn request(&mut self) -> bool {
+        let first = self.status == CatalogStatus::NotRequested;
+        if first {
+            self.status = CatalogStatus::Loading;
         }
+        first
     }
 
-    /// Resolves once the catalog was fetched (or failed to be), fetching it if needed; after
-    /// [`CATALOG_WAIT_MS`] at most (a catalog that never answers does not hold `/model` up).
-    pub(super) async fn catalog_ready(&self) {
-        self.start_catalog();
-        let receiver = match &mut *self.inner.catalog.borrow_mut() {
-            CatalogLoad::Loading(waiters) => {
-                let (sender, receiver) = oneshot::channel();
-                waiters.push(sender);
-                receiver
-            }
-            CatalogLoad::Idle | CatalogLoad::Done => return,
-        };
-        let timeout = self.inner.agent.host().sleep(CATALOG_WAIT_MS);
-        futures::future::select(receiver, Box::pin(timeout)).await;
+    pub fn status(&self) -> &CatalogStatus {
+        &self.status
     }
 
-    /// Loads the catalog again if it was loaded before (the credential changed).
-    pub(super) fn reload_catalog(&self) {
-        let done = matches!(*self.inner.catalog.borrow(), CatalogLoad::Done);
-        if done {
-            *self.inner.catalog.borrow_mut() = CatalogLoad::Loading(Vec::new());
-            self.load_catalog();
-        }
+    pub fn is_empty(&self) -> bool {
+        self.models.is_empty()
     }
 
-    fn load_catalog(&self) {
-        let shell = self.clone();
-        self.inner.env.spawn(Box::pin(async move {
-            let failed = shell.inner.agent.load_catalog_result().await.err();
-            let agent = &shell.inner.agent;
-            let models = agent
-                .catalog_ids()
-                .into_iter()
-                .map(|id| {
-                    let efforts = agent.model_efforts(&id);
-                    (id, efforts)
-                })
-                .collect();
-            {
-                let mut app = shell.inner.app.borrow_mut();
-                match failed {
-                    Some(message) => app.on_catalog_failed(&message),
-                    None => app.set_models(models),
-                }
-            }
-            let waiters = match std::mem::replace(
-                &mut *shell.inner.catalog.borrow_mut(),
-                CatalogLoad::Done,
-            ) {
-                CatalogLoad::Loading(waiters) => waiters,
-                _ => Vec::new(),
-            };
-            for waiter in waiters {
-                let _ = waiter.send(());
-            }
-            shell.flush();
-        }));
+    /// Where model `id` stands in the catalog.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.models.iter().position(|(m, _)| m == id)
+    }
+
+    /// The model ids containing `filter`, case-insensitively.
+    pub fn matching(&self, filter: &str) -> Vec<String> {
+        let filter = filter.to_lowercase();
+        self.models
+            .iter()
+            .map(|(m, _)| m)
+            .filter(|m| m.to_lowercase().contains(&filter))
+            .cloned()
+            .collect()
+    }
+
+    /// The reasoning efforts of model `id`, when it has any (for an id listed twice, as its
+    /// last listing with efforts says).
+    pub fn efforts(&self, id: &str) -> Option<&[String]> {
+        self.models
+            .iter()
+            .rev()
+            .find(|(m, efforts)| m == id && !efforts.is_empty())
+            .map(|(_, efforts)| efforts.as_slice())
     }
 }

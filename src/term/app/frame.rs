@@ -83,11 +83,6 @@ impl Frame {
         self.cursor = None;
     }
 
-    /// Height of the live region drawn last.
-    pub fn height(&self) -> usize {
-        self.prev.len()
-    }
-
     /// Moves the cursor to the first row of the live region, column 1.
     fn to_top(&self, out: &mut Ansi) {
         move_up(out, self.cursor_row);

@@ -18,13 +18,13 @@ use crate::agent::host::{
 };
 use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
-use super::App;
+use crate::term::app::App;
 
 /// The agent's host as the terminal runs it. See the module docs.
 pub struct TermHost<H: Host> {
     pub(super) inner: H,
     pub(super) app: Rc<RefCell<App>>,
-    /// The id of the session on screen, shared with the [`super::shell::Shell`].
+    /// The id of the session on screen, shared with the [`super::Shell`].
     pub(super) session: Rc<RefCell<String>>,
     pub(super) repaint: Rc<dyn Fn()>,
     /// Repaints at once (rare events that must show even if the turn moves on quickly).

@@ -14,17 +14,9 @@ use crate::agent::credential::{AuthSource, HostAuth, LoginOrigin};
 use crate::agent::host::Host;
 use crate::auth::{self, AuthError, Credential, DeviceLogin, LocalLogout, PollOutcome, TeamChoice};
 
-use super::shell::{Shell, TermEnv};
-use super::Effect;
+use crate::term::app::Effect;
 
-/// The login in progress, as the driver holds it.
-#[derive(Debug)]
-pub struct Running {
-    id: u32,
-    cancel: Cancel,
-    /// Answers the team picker.
-    team: Option<oneshot::Sender<Option<usize>>>,
-}
+use super::{LoginRun, Shell, TermEnv};
 
 /// How a login that did not sign in ended: `None` when it was cancelled (the app already said
 /// so), else the sentence to show.
@@ -43,7 +35,7 @@ fn failure(outcome: &PollOutcome, has_credential: bool) -> String {
 
 /// What a sign-in that did not happen means for the credential: kept when there is one; when
 /// there is none, only how to try again (never "your credential is untouched").
-pub(super) fn credential_kept(has_credential: bool, said: &str) -> &'static str {
+fn credential_kept(has_credential: bool, said: &str) -> &'static str {
     if has_credential {
         " Your current credential is untouched."
     } else if said.contains("/login") {
@@ -59,7 +51,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         match effect {
             Effect::Login { id } => {
                 let cancel = Cancel::new();
-                *self.inner.login.borrow_mut() = Some(Running {
+                *self.inner.login.borrow_mut() = Some(LoginRun {
                     id,
                     cancel: cancel.clone(),
                     team: None,
@@ -121,7 +113,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         if let Some(running) = self.inner.login.borrow_mut().take() {
             running.cancel.cancel();
         }
-        self.inner.app.borrow_mut().signin.flow = None;
+        self.inner.app.borrow_mut().drop_login();
     }
 
     /// Tells the app where the credential stands now.
@@ -134,7 +126,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     /// At start: holds a stored login (no device flow, no request) when the host has a store.
     pub(super) async fn restore_login(&self, notices: &mut Vec<String>) {
-        let has_store = self.inner.app.borrow().caps.oauth;
+        let has_store = self.inner.app.borrow().caps().oauth;
         if has_store {
             match self.inner.agent.restore_login().await {
                 Ok(true) => {
@@ -178,7 +170,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
 
     async fn device_login(&self, id: u32, cancel: &Cancel) -> Ended {
         let agent = &self.inner.agent;
-        let has_credential = self.inner.app.borrow().caps.credential;
+        let has_credential = self.inner.app.borrow().caps().credential;
         let config = match agent.auth_config() {
             Ok(config) => config.clone(),
             Err(error) => return Some((false, format!("sign-in is not possible here: {error}"))),

@@ -18,6 +18,7 @@ pub mod agent;
 pub mod auth;
 pub mod gateway;
 pub mod log;
+pub mod net;
 pub mod tools;
 
 #[cfg(feature = "bot")]

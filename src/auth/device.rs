@@ -17,7 +17,6 @@ use super::secret::{is_token_shaped, wipe, Secret};
 use super::teams::{fetch_teams, Team, TeamChoice};
 use super::token::{parse_grant, TokenGrant};
 use super::transport::{exchange, oauth_error_code, Clock, HttpRequest, Sleeper, Transport};
-use super::url;
 
 /// Polling interval when the server names none.
 pub const DEFAULT_INTERVAL_MS: u64 = 5_000;
@@ -509,11 +508,5 @@ fn parse_device_response(
 
 /// Verification URIs are shown and opened: they follow the same host rule as the endpoints.
 fn check_verification_uri(issuer: &Issuer, uri: &str) -> Result<(), ()> {
-    let parts = url::parse(uri).map_err(|_| ())?;
-    let problem = if issuer.is_loopback() {
-        parts.loopback_problem()
-    } else {
-        parts.vercel_problem()
-    };
-    problem.map_or(Ok(()), |_| Err(()))
+    issuer.url_problem(uri).map_or(Ok(()), |_| Err(()))
 }

@@ -26,7 +26,6 @@ pub mod store;
 pub mod teams;
 mod token;
 pub mod transport;
-mod url;
 
 pub use device::{Authorized, DeviceCode, DeviceLogin, PollOutcome};
 pub use endpoints::{AuthConfig, Endpoints, Issuer};

@@ -60,6 +60,7 @@ pub mod appender;
 pub mod blob;
 pub mod checkpoint;
 pub mod display;
+mod durable;
 pub mod error;
 pub mod event;
 pub mod execution;

@@ -7,10 +7,10 @@ mod support;
 use std::collections::HashMap;
 
 use futures::executor::block_on;
-use fx_wasm::agent::acp::{PermissionAnswer, StopReason, Update};
-use fx_wasm::agent::host::{ExecResult, HostEvent};
 use fx_wasm::agent::replay::Replayed;
 use fx_wasm::agent::{Agent, AgentConfig};
+use fx_wasm::caps::acp::{PermissionAnswer, StopReason, Update};
+use fx_wasm::caps::{ExecOutcome, HostEvent};
 use fx_wasm::log::turn::{HistoryTurn, TerminalReason};
 use fx_wasm::tools::workspace::RawWorkspace;
 use support::fake_host::{sse, text_reply, tool_reply, FakeHost, Reply};
@@ -62,7 +62,11 @@ fn streamed_text_turn() {
         .get("tools")
         .is_some_and(|t| t.as_array().unwrap().is_empty()));
     let state = host.state.borrow();
-    let chat = state.requests.iter().find(|r| r.method == "POST").unwrap();
+    let chat = state
+        .requests
+        .iter()
+        .find(|r| r.method == fx_wasm::caps::Method::Post)
+        .unwrap();
     let header = |name: &str| {
         chat.headers
             .iter()
@@ -423,5 +427,5 @@ fn list_open_remove_and_settle_an_unfinished_turn() {
     assert!(listed.iter().any(|l| l.session_id == id));
     block_on(agent2.remove_session(&id)).unwrap();
     assert!(block_on(agent2.list_sessions()).unwrap().is_empty());
-    let _ = ExecResult::TimedOut;
+    let _ = ExecOutcome::TimedOut;
 }

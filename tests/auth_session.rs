@@ -10,9 +10,10 @@ use fakes::*;
 use fx_wasm::auth::endpoints::PUBLIC_CLIENT_ID;
 use fx_wasm::auth::{
     load_session, logout, refresh, resolve_credential, save_new_session, AuthConfig, AuthError,
-    Issuer, LoadedSession, LocalLogout, Method, OAuthRecord, RecordInvalid, Resolution, Revocation,
-    StoreError, StoreOp,
+    Issuer, LoadedSession, LocalLogout, OAuthRecord, RecordInvalid, Resolution, Revocation,
+    StoreOp,
 };
+use fx_wasm::caps::Method;
 
 const NOW: u64 = 1_700_000_000_000;
 const HOUR: u64 = 3_600_000;
@@ -43,7 +44,7 @@ fn stored_record(store: &FakeStore) -> OAuthRecord {
 fn a_valid_credential_is_used_without_any_request() {
     let (store, _) = seeded(NOW + HOUR);
     let transport = FakeTransport::new();
-    let clock = || NOW; // any Fn() -> u64 is a clock
+    let clock = FakeClock::at(NOW);
     let resolution = block_on(resolve_credential(&store, &transport, &clock, &config())).unwrap();
     let Resolution::Current(credential) = &resolution else {
         panic!("{resolution:?}");
@@ -230,7 +231,7 @@ fn refresh_failures_are_typed() {
     );
 
     let (store, _) = seeded(NOW);
-    *store.fail_next.borrow_mut() = Some(("commit", StoreError::Failed("quota".into())));
+    *store.fail_next.borrow_mut() = Some(("commit", store_failed("commit", "quota")));
     let transport = FakeTransport::new();
     transport.with_discovery().on(
         Method::Post,
@@ -281,22 +282,6 @@ fn save_new_session_conflict_leaves_the_store_alone() {
     assert_eq!(stored_record(&store).access_token.expose(), ACCESS2);
 }
 
-#[test]
-fn oversized_revisions_are_refused() {
-    let store = FakeStore::new();
-    *store.slot.borrow_mut() = Some((
-        record_json(ACCESS, REFRESH, NOW).into_bytes(),
-        "r".repeat(1025),
-    ));
-    assert!(matches!(
-        block_on(load_session(&store, &Issuer::production())),
-        Err(AuthError::Store {
-            op: StoreOp::Load,
-            ..
-        })
-    ));
-}
-
 fn revoke_ok() -> FakeTransport {
     let transport = FakeTransport::new();
     transport
@@ -309,7 +294,7 @@ fn revoke_ok() -> FakeTransport {
 fn logout_removes_then_revokes_both_tokens() {
     let (store, revision) = seeded(NOW + HOUR);
     let transport = revoke_ok();
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert_eq!(report.revocation, Revocation::Revoked);
     assert!(report.local.message().contains("Signed out"));
@@ -335,7 +320,7 @@ fn logout_removes_then_revokes_both_tokens() {
 fn logout_with_nothing_stored_is_missing() {
     let store = FakeStore::new();
     let transport = revoke_ok();
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Missing);
     assert_eq!(report.revocation, Revocation::Skipped);
     assert!(transport.seen.borrow().is_empty());
@@ -350,7 +335,7 @@ fn logout_conflict_keeps_the_other_writers_record() {
     *store.before_write.borrow_mut() = Some(Box::new(|s: &FakeStore| {
         s.put(record_json(ACCESS2, REFRESH2, NOW + HOUR).as_bytes());
     }));
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Conflict);
     assert_eq!(report.revocation, Revocation::Skipped);
     assert_eq!(stored_record(&store).access_token.expose(), ACCESS2);
@@ -364,8 +349,8 @@ fn logout_conflict_keeps_the_other_writers_record() {
 fn logout_store_failures_are_reported() {
     let (store, _) = seeded(NOW + HOUR);
     let transport = revoke_ok();
-    *store.fail_next.borrow_mut() = Some(("remove", StoreError::Failed("disk".into())));
-    let report = block_on(logout(&store, &transport, &config()));
+    *store.fail_next.borrow_mut() = Some(("remove", store_failed("remove", "disk")));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert!(matches!(
         report.local,
         LocalLogout::Failed(AuthError::Store {
@@ -373,8 +358,8 @@ fn logout_store_failures_are_reported() {
             ..
         })
     ));
-    *store.fail_next.borrow_mut() = Some(("load", StoreError::Failed("disk".into())));
-    let report = block_on(logout(&store, &transport, &config()));
+    *store.fail_next.borrow_mut() = Some(("load", store_failed("load", "disk")));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert!(matches!(
         report.local,
         LocalLogout::Failed(AuthError::Store {
@@ -392,7 +377,7 @@ fn revocation_failure_is_only_a_warning() {
     transport
         .with_discovery()
         .on(Method::Post, REVOKE_URL, vec![status(503, "{}"), ok("{}")]);
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert!(matches!(
         &report.revocation,
@@ -415,7 +400,7 @@ fn revocation_failure_is_only_a_warning() {
             r#"{{"issuer":"{ISSUER}","device_authorization_endpoint":"{DEVICE_URL}","token_endpoint":"{TOKEN_URL}"}}"#
         ))],
     );
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert_eq!(
         report.revocation,
@@ -428,7 +413,7 @@ fn logout_of_an_unreadable_record_removes_it_and_warns() {
     let store = FakeStore::new();
     let revision = store.put(b"garbage");
     let transport = revoke_ok();
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert_eq!(
         report.revocation,

@@ -22,13 +22,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use futures::executor::block_on;
-use fx_wasm::agent::acp::{StopReason as AgentStop, ToolCallContent, ToolKind, ToolStatus, Update};
 use fx_wasm::agent::{Agent, AgentConfig};
 use fx_wasm::bot::cursor::{Cursor, MAX_K};
 use fx_wasm::bot::journal::{Journal, MAX_BEHIND};
 use fx_wasm::bot::replay::{load_with_stamps, replay, replay_view, tool_title, Replay};
 use fx_wasm::bot::resume::{journal_applies, resume};
 use fx_wasm::bot::stream::{StopReason, StreamLine, TurnStart};
+use fx_wasm::caps::acp::{StopReason as AgentStop, ToolCallContent, ToolKind, ToolStatus, Update};
 use fx_wasm::log::view::TurnView;
 use fx_wasm::tools::workspace::RawWorkspace;
 use serde_json::{json, Value};

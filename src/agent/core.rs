@@ -8,22 +8,22 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use crate::auth::credentials::Credentials;
 use crate::gateway::catalog::catalog_request_headers;
 use crate::gateway::{Catalog, EndpointError};
 use crate::log::types::{Preferences, Provider};
 use crate::tools::workspace::WorkspaceError;
 
-use super::acp::StopReason;
-use super::cancel::Cancel;
 pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
-use super::credential::Credentials;
-use super::host::{Host, HostEvent, HttpRequest, StoreError};
-use super::model::read_capped;
 use super::modes::{config_options, modes, ConfigOption, Mode, Modes};
 pub use super::replay::replay;
 use super::session::{LiveSession, SessionError};
 use super::turn::{run_turn, TurnError, TurnSettings};
+use crate::caps::acp::StopReason;
+use crate::caps::cancel::Cancel;
+use crate::caps::http::read_capped;
+use crate::caps::{Host, HostEvent, HttpRequest, Method, StoreError};
 
 /// Largest catalog body read.
 const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
@@ -152,7 +152,7 @@ pub struct Agent<H: Host> {
     turns: RefCell<HashMap<u32, Cancel>>,
     /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
     stop: Cancel,
-    /// The credential in use; see [`super::credential`].
+    /// The credential in use; see [`crate::auth::credentials`].
     pub(super) credentials: RefCell<Credentials>,
 }
 
@@ -202,7 +202,7 @@ impl<H: Host> Agent<H> {
             .map(|(name, value)| (name.to_owned(), value))
             .collect();
         let request = HttpRequest {
-            method: "GET",
+            method: Method::Get,
             url: self.config.endpoint.catalog_url(),
             headers,
             body: Vec::new(),

@@ -7,20 +7,14 @@
 //! - [`model`]: one model step: request, streamed answer, retries.
 //! - [`context`]: history → model messages, within a turn window and a token budget.
 //! - [`session`]: a live session's log, revision, commits and forks on conflict.
-//! - [`host`]: the [`host::Host`] trait the wasm bindings and the test fakes implement.
-//! - [`cancel`]: the per-turn cancellation token every wait observes.
-//! - [`acp`]: the ACP `session/update` shapes a turn yields, stop reasons, permission requests.
 //! - [`modes`]: the session modes (`code`, `ask`) and config options (`model`, `mode`).
 //! - [`replay`]: a stored session as the ACP updates of `session.history`.
 //! - [`system_prompt`]: the stable system prompt and the per-step runtime context.
 
-pub mod acp;
-pub mod cancel;
 pub mod config;
 pub mod context;
 pub mod core;
 pub mod credential;
-pub mod host;
 pub mod model;
 pub mod modes;
 mod preferences;

@@ -14,8 +14,9 @@ use crate::gateway::error::{
 };
 use crate::gateway::{Completion, Disposition, SseDecoder, SseEvent, StreamAccumulator};
 
-use super::cancel::{Cancel, Cancelled};
-use super::host::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
+use crate::caps::cancel::{Cancel, Cancelled};
+use crate::caps::http::read_capped;
+use crate::caps::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
 
 /// Attempts per model step (the first one included).
 pub const MAX_ATTEMPTS: u32 = 5;
@@ -338,26 +339,6 @@ fn deliver(
         }
         accumulator.push(event);
     }
-}
-
-/// Reads a whole body, keeping at most `cap` bytes.
-///
-/// # Errors
-/// [`FetchError`] when the read fails or is cancelled.
-pub async fn read_capped<B: ResponseBody>(
-    body: &mut B,
-    cancel: &Cancel,
-    cap: usize,
-) -> Result<Vec<u8>, FetchError> {
-    let mut out = Vec::new();
-    while let Some(chunk) = body.next_chunk(cancel).await? {
-        let room = cap.saturating_sub(out.len());
-        out.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
-        if out.len() >= cap {
-            break;
-        }
-    }
-    Ok(out)
 }
 
 /// `request` with its `authorization` header carrying `token`.

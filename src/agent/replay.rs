@@ -9,8 +9,8 @@
 use crate::log::execution::ToolCall as LoggedCall;
 use crate::log::turn::{HistoryTurn, TerminalReason};
 
-use super::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
 use super::session::LiveSession;
+use crate::caps::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
 
 /// One entry of a replayed session.
 #[derive(Debug, Clone, PartialEq)]

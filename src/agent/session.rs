@@ -21,8 +21,8 @@ use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
 use crate::log::{LogError, Session as Log, SessionState};
 
-use super::host::{Host, HostEvent, StoreError};
 use super::modes::Mode;
+use crate::caps::{Host, HostEvent, StoreError};
 
 /// Why a session operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -336,7 +336,7 @@ impl LiveSession {
                 self.compact_if_due(host).await;
                 Ok(None)
             }
-            Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
+            Err(StoreError::RevisionConflict { .. }) => self.resolve_conflict(host, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
     }

@@ -18,14 +18,14 @@ use crate::log::types::DurableBytes;
 use crate::tools::terminal::{self};
 use crate::tools::workspace::{Permission, WorkspaceInfo};
 
-use super::acp::{StopReason, Update};
-use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
-use super::host::{Host, HostEvent, HttpRequest};
 use super::model::{run_step, Reauth, StepError, StepSink};
 use super::modes::Mode;
 use super::session::{LiveSession, SessionError};
 use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
+use crate::caps::acp::{StopReason, Update};
+use crate::caps::cancel::Cancel;
+use crate::caps::{Host, HostEvent, HttpRequest, Method};
 
 mod tool_steps;
 
@@ -95,7 +95,7 @@ impl<H: Host> StepSink for TextSink<'_, H> {
         self.host.update(
             self.turn,
             Update::AgentThoughtChunk {
-                content: super::acp::TextContent::new(text),
+                content: crate::caps::acp::TextContent::new(text),
             },
         );
     }
@@ -279,7 +279,7 @@ impl<H: Host> Turn<'_, H> {
         };
         let request = build_request(self.settings.endpoint, &messages, tools, &options)?;
         Ok(HttpRequest {
-            method: "POST",
+            method: Method::Post,
             url: request.url,
             headers: request
                 .headers

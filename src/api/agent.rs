@@ -47,7 +47,7 @@ struct OpenedJs<'a> {
     session_id: &'a str,
     config_options: &'a [crate::agent::modes::ConfigOption],
     modes: &'a crate::agent::modes::Modes,
-    history: &'a [crate::agent::acp::Update],
+    history: &'a [crate::caps::acp::Update],
 }
 
 fn opened_js(opened: &Opened) -> JsValue {

@@ -1,5 +1,5 @@
 //! Where OAuth requests go: the issuer, its discovered endpoints, the teams URL, the client id,
-//! and the form encoding every POST uses.
+//! and the rule every URL of the issuer follows.
 //!
 //! Endpoint policy (the reference fixes the issuer but takes production endpoints from discovery
 //! unchecked; we pin them):
@@ -15,8 +15,9 @@
 //!   `revocation_endpoint`.
 
 use super::error::{AuthError, Step};
+use super::exchange::{exchange, get_json};
 use super::json::{object, take_string};
-use super::transport::{exchange, HttpRequest, Transport};
+use crate::caps::{Cancel, Clock, Http};
 use crate::net::url::{self, Host, Scheme, Url, UrlError};
 
 /// The production issuer.
@@ -73,8 +74,9 @@ impl Issuer {
             return Err(reject("has a path or query; only an origin is allowed"));
         }
         let port = parts.port.unwrap_or_default();
+        let host = parts.host.loopback_name().unwrap_or_default();
         Ok(Self {
-            origin: format!("http://{}:{port}", parts.host),
+            origin: format!("http://{host}:{port}"),
             loopback: true,
         })
     }
@@ -231,12 +233,18 @@ impl Endpoints {
 /// # Errors
 ///
 /// Transport failures, a status other than 200, or anything [`Endpoints::parse`] refuses.
-pub async fn discover<T: Transport + ?Sized>(
-    transport: &T,
+pub async fn discover<H, C>(
+    http: &H,
+    clock: &C,
+    cancel: &Cancel,
     issuer: &Issuer,
-) -> Result<Endpoints, AuthError> {
-    let request = HttpRequest::get_json(issuer.discovery_url(), None);
-    let response = exchange(transport, Step::Discovery, request).await?;
+) -> Result<Endpoints, AuthError>
+where
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
+{
+    let request = get_json(issuer.discovery_url(), None);
+    let response = exchange(http, clock, cancel, Step::Discovery, request).await?;
     if response.status != 200 {
         return Err(AuthError::Rejected {
             step: Step::Discovery,
@@ -245,34 +253,6 @@ pub async fn discover<T: Transport + ?Sized>(
         });
     }
     Endpoints::parse(issuer, &response.body)
-}
-
-/// `application/x-www-form-urlencoded` body: every byte except ASCII letters, digits and
-/// `-_.~` is percent-encoded (a space becomes `%20`).
-#[must_use]
-pub fn form_encode(fields: &[(&str, &str)]) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = String::new();
-    for (index, (name, value)) in fields.iter().enumerate() {
-        if index > 0 {
-            out.push('&');
-        }
-        for (part_index, part) in [name, value].into_iter().enumerate() {
-            if part_index == 1 {
-                out.push('=');
-            }
-            for byte in part.bytes() {
-                if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-                    out.push(char::from(byte));
-                } else {
-                    out.push('%');
-                    out.push(char::from(HEX[usize::from(byte >> 4)]));
-                    out.push(char::from(HEX[usize::from(byte & 0x0f)]));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// Reads an OAuth URL with [`crate::net::url`], stricter up front: at most 2048 bytes of

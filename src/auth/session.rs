@@ -9,11 +9,12 @@ use std::fmt;
 
 use super::endpoints::{discover, AuthConfig, Issuer};
 use super::error::{AuthError, Step, StoreOp};
+use super::exchange::{exchange, oauth_error_code, post_form};
 use super::record::{OAuthRecord, RecordInvalid, EXPIRY_MARGIN_MS};
 use super::secret::{wipe, Secret};
-use super::store::{OAuthStore, RemoveOutcome, StoreError, MAX_REVISION_BYTES};
 use super::token::parse_grant;
-use super::transport::{exchange, oauth_error_code, Clock, HttpRequest, Transport};
+use crate::caps::clock::now_ms_u64;
+use crate::caps::{Cancel, Clock, Http, OAuthStore, RemoveOutcome, StoreError, StoredRecord};
 
 /// What the gateway sends: `authorization: Bearer <access_token>` and, when present,
 /// `x-vercel-ai-gateway-team: <team>`.
@@ -101,19 +102,18 @@ pub enum LoadedSession {
 ///
 /// # Errors
 ///
-/// [`AuthError::Store`] when the store fails or hands out a revision over 1 KiB.
+/// [`AuthError::Store`] when the store fails.
 pub async fn load_session<S: OAuthStore + ?Sized>(
     store: &S,
     issuer: &Issuer,
 ) -> Result<LoadedSession, AuthError> {
-    let Some((bytes, revision)) = store
-        .load()
+    let Some(StoredRecord { bytes, revision }) = store
+        .oauth_load()
         .await
-        .map_err(|e| AuthError::from_store(StoreOp::Load, e))?
+        .map_err(|e| AuthError::from_store(StoreOp::Load, &e))?
     else {
         return Ok(LoadedSession::Absent);
     };
-    check_revision(StoreOp::Load, &revision)?;
     let decoded = OAuthRecord::decode(&bytes, issuer);
     wipe(bytes);
     Ok(match decoded {
@@ -133,14 +133,13 @@ pub async fn save_new_session<S: OAuthStore + ?Sized>(
     store: &S,
     record: &OAuthRecord,
 ) -> Result<String, AuthError> {
-    let expected = match store.load().await {
-        Ok(Some((bytes, revision))) => {
+    let expected = match store.oauth_load().await {
+        Ok(Some(StoredRecord { bytes, revision })) => {
             wipe(bytes);
-            check_revision(StoreOp::Load, &revision)?;
             Some(revision)
         }
         Ok(None) => None,
-        Err(error) => return Err(AuthError::from_store(StoreOp::Load, error)),
+        Err(error) => return Err(AuthError::from_store(StoreOp::Load, &error)),
     };
     commit(store, record, expected.as_deref()).await
 }
@@ -177,25 +176,25 @@ impl Resolution {
 /// # Errors
 ///
 /// Store failures, and every refresh failure (see [`refresh`]).
-pub async fn resolve_credential<S, T, C>(
+pub async fn resolve_credential<S, H, C>(
     store: &S,
-    transport: &T,
+    http: &H,
     clock: &C,
     config: &AuthConfig,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
     C: Clock + ?Sized,
 {
     match load_session(store, &config.issuer).await? {
         LoadedSession::Absent => Ok(Resolution::Absent),
         LoadedSession::Unusable { reason, .. } => Ok(Resolution::Unusable(reason)),
-        LoadedSession::Present(session) if !session.record.is_expired(clock.now_ms()) => Ok(
+        LoadedSession::Present(session) if !session.record.is_expired(now_ms_u64(clock)) => Ok(
             Resolution::Current(Credential::from_record(&session.record)),
         ),
         LoadedSession::Present(session) => {
-            refresh_loaded(store, transport, clock, config, session).await
+            refresh_loaded(store, http, clock, config, session).await
         }
     }
 }
@@ -208,41 +207,43 @@ where
 /// [`AuthError::NoSession`], [`AuthError::InvalidSession`], discovery and token endpoint
 /// failures, [`AuthError::RevisionConflict`] when another writer removed the session or stored
 /// one that is no better, and store failures.
-pub async fn refresh<S, T, C>(
+pub async fn refresh<S, H, C>(
     store: &S,
-    transport: &T,
+    http: &H,
     clock: &C,
     config: &AuthConfig,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
     C: Clock + ?Sized,
 {
     match load_session(store, &config.issuer).await? {
         LoadedSession::Absent => Err(AuthError::NoSession),
         LoadedSession::Unusable { reason, .. } => Err(AuthError::InvalidSession(reason)),
         LoadedSession::Present(session) => {
-            refresh_loaded(store, transport, clock, config, session).await
+            refresh_loaded(store, http, clock, config, session).await
         }
     }
 }
 
-async fn refresh_loaded<S, T, C>(
+async fn refresh_loaded<S, H, C>(
     store: &S,
-    transport: &T,
+    http: &H,
     clock: &C,
     config: &AuthConfig,
     session: StoredSession,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
     C: Clock + ?Sized,
 {
+    // A refresh is not cancelled: it runs to its answer or its deadline.
+    let never = Cancel::new();
     let StoredSession { record, revision } = session;
-    let endpoints = discover(transport, &config.issuer).await?;
-    let request = HttpRequest::post_form(
+    let endpoints = discover(http, clock, &never, &config.issuer).await?;
+    let request = post_form(
         endpoints.token,
         &[
             ("client_id", &record.client_id),
@@ -250,7 +251,7 @@ where
             ("refresh_token", record.refresh_token.expose()),
         ],
     );
-    let response = exchange(transport, Step::Refresh, request).await?;
+    let response = exchange(http, clock, &never, Step::Refresh, request).await?;
     if response.status != 200 {
         return Err(AuthError::Rejected {
             step: Step::Refresh,
@@ -261,7 +262,7 @@ where
     let grant = parse_grant(Step::Refresh, &response.body, false)?;
     drop(response);
     let mut updated = record.clone();
-    updated.expires_at_ms = grant.expires_at_ms(clock.now_ms());
+    updated.expires_at_ms = grant.expires_at_ms(now_ms_u64(clock));
     updated.access_token = grant.access_token;
     if let Some(rotated) = grant.refresh_token {
         updated.refresh_token = rotated;
@@ -274,7 +275,7 @@ where
         Err(AuthError::RevisionConflict) => match load_session(store, &config.issuer).await? {
             LoadedSession::Present(newer)
                 if (newer.revision != revision || newer.record != record)
-                    && !newer.record.is_expired(clock.now_ms()) =>
+                    && !newer.record.is_expired(now_ms_u64(clock)) =>
             {
                 Ok(Resolution::Adopted(Credential::from_record(&newer.record)))
             }
@@ -346,10 +347,11 @@ pub struct LogoutReport {
 
 /// Removes the stored session (at the revision just read), then asks Vercel to revoke its
 /// refresh token and access token.
-pub async fn logout<S, T>(store: &S, transport: &T, config: &AuthConfig) -> LogoutReport
+pub async fn logout<S, H, C>(store: &S, http: &H, clock: &C, config: &AuthConfig) -> LogoutReport
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
 {
     let failed = |error| LogoutReport {
         local: LocalLogout::Failed(error),
@@ -365,14 +367,14 @@ where
         }
         Err(error) => return failed(error),
     };
-    let local = match store.remove(revision.as_deref()).await {
+    let local = match store.oauth_remove(revision.as_deref()).await {
         Ok(RemoveOutcome::Deleted) => LocalLogout::Deleted,
         Ok(RemoveOutcome::Missing) => LocalLogout::Missing,
-        Err(StoreError::RevisionConflict) => LocalLogout::Conflict,
-        Err(error) => LocalLogout::Failed(AuthError::from_store(StoreOp::Remove, error)),
+        Err(StoreError::RevisionConflict { .. }) => LocalLogout::Conflict,
+        Err(error) => LocalLogout::Failed(AuthError::from_store(StoreOp::Remove, &error)),
     };
     let revocation = match (&local, record) {
-        (LocalLogout::Deleted, Ok(record)) => match revoke(transport, config, &record).await {
+        (LocalLogout::Deleted, Ok(record)) => match revoke(http, clock, config, &record).await {
             Ok(()) => Revocation::Revoked,
             Err(error) => Revocation::Failed(error),
         },
@@ -384,12 +386,18 @@ where
 
 /// Revokes the refresh token, then the access token. Both are attempted; the first failure is
 /// returned.
-async fn revoke<T: Transport + ?Sized>(
-    transport: &T,
+async fn revoke<H, C>(
+    http: &H,
+    clock: &C,
     config: &AuthConfig,
     record: &OAuthRecord,
-) -> Result<(), AuthError> {
-    let endpoints = discover(transport, &config.issuer).await?;
+) -> Result<(), AuthError>
+where
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
+{
+    let never = Cancel::new();
+    let endpoints = discover(http, clock, &never, &config.issuer).await?;
     let url = endpoints
         .revocation
         .ok_or(AuthError::NoRevocationEndpoint)?;
@@ -398,7 +406,7 @@ async fn revoke<T: Transport + ?Sized>(
         ("refresh_token", &record.refresh_token),
         ("access_token", &record.access_token),
     ] {
-        let request = HttpRequest::post_form(
+        let request = post_form(
             url.clone(),
             &[
                 ("client_id", &record.client_id),
@@ -406,7 +414,7 @@ async fn revoke<T: Transport + ?Sized>(
                 ("token_type_hint", hint),
             ],
         );
-        let outcome = match exchange(transport, Step::Revocation, request).await {
+        let outcome = match exchange(http, clock, &never, Step::Revocation, request).await {
             Ok(response) if response.status == 200 => Ok(()),
             Ok(response) => Err(AuthError::Rejected {
                 step: Step::Revocation,
@@ -428,20 +436,8 @@ async fn commit<S: OAuthStore + ?Sized>(
     expected: Option<&str>,
 ) -> Result<String, AuthError> {
     let bytes = record.encode()?;
-    let revision = store
-        .commit(bytes, expected)
+    store
+        .oauth_commit(bytes, expected)
         .await
-        .map_err(|e| AuthError::from_store(StoreOp::Commit, e))?;
-    check_revision(StoreOp::Commit, &revision)?;
-    Ok(revision)
-}
-
-fn check_revision(op: StoreOp, revision: &str) -> Result<(), AuthError> {
-    if revision.len() > MAX_REVISION_BYTES {
-        return Err(AuthError::Store {
-            op,
-            message: "the revision is longer than 1 KiB".to_owned(),
-        });
-    }
-    Ok(())
+        .map_err(|e| AuthError::from_store(StoreOp::Commit, &e))
 }

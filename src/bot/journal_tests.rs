@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::agent::acp::{ToolCallContent, ToolKind};
+use crate::caps::acp::{ToolCallContent, ToolKind};
 
 pub(super) fn start(turn: u32) -> TurnStart {
     TurnStart {

@@ -126,13 +126,13 @@ impl ChatEndpoint {
         {
             return Ok(Self::canonical());
         }
-        let Some(port) = url.port else {
+        let (Some(port), Some(host)) = (url.port, url.host.loopback_name()) else {
             return Err(EndpointError::NotAllowed);
         };
-        if url.scheme != Scheme::Http || !url.host.is_loopback() || port == 0 {
+        if url.scheme != Scheme::Http || port == 0 {
             return Err(EndpointError::NotAllowed);
         }
-        let origin = format!("http://{}:{port}", url.host);
+        let origin = format!("http://{host}:{port}");
         let origin_len = origin.len();
         let mut full = origin;
         full.push_str(if url.path.is_empty() { "/" } else { url.path });

@@ -13,17 +13,18 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::agent::acp::{PermissionAnswer, PermissionRequest, Update};
-use crate::agent::cancel::Cancel;
-use crate::agent::host::{
-    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
-    ResponseBody, StoreError, StoredSession,
+use crate::caps::acp::{PermissionAnswer, PermissionRequest, Update};
+use crate::caps::cancel::Cancel;
+use crate::caps::{
+    Clock, ConfigStore, ExecOutcome, Failure, FetchError, HostEvent, Http, HttpRequest,
+    HttpResponse, ListedSession, OAuthStore, Random, RemoveOutcome, ResponseBody, SessionStore,
+    Store, StoreError, StoredRecord, Ui, Workspace,
 };
-use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
 #[wasm_bindgen]
 extern "C" {
     /// The object js/host.js builds.
+    #[derive(Clone)]
     pub type JsHost;
     #[wasm_bindgen(method, structural)]
     fn now(this: &JsHost) -> f64;
@@ -142,50 +143,67 @@ async fn settle_op(op: &JsOp, cancel: &Cancel) -> Option<Result<JsValue, JsValue
     }
 }
 
-/// A result js/host.js refused for its shape: its message names the method and the problem.
-const ADAPTER_INVALID: &str = "FX_ADAPTER_INVALID";
-
-fn store_error(method: &'static str, error: &JsValue) -> StoreError {
-    match error_code(error).as_deref() {
-        Some("FX_SESSION_REVISION_CONFLICT") => StoreError::RevisionConflict,
-        Some(ADAPTER_INVALID) => StoreError::Invalid {
-            message: error_message(error),
-        },
-        Some("FX_ADAPTER_TIMEOUT") => StoreError::TimedOut {
-            message: error_message(error),
-        },
-        Some("FX_AGENT_CLOSED") => StoreError::Abandoned {
-            message: error_message(error),
-        },
-        _ => StoreError::Failed {
-            method,
-            message: error_message(error),
-        },
-    }
+/// A store call's failure: the conflict code becomes [`StoreError::RevisionConflict`]; js/host.js
+/// marks a refused shape (`FX_ADAPTER_INVALID`), a missed deadline (`FX_ADAPTER_TIMEOUT`) and
+/// an abandoned call (`FX_AGENT_CLOSED`); anything else is the store's own throw. The message is
+/// the store's (never the record's bytes).
+fn store_error(store: Store, method: &'static str, error: &JsValue) -> StoreError {
+    let code = error_code(error);
+    let conflict = match store {
+        Store::Session => "FX_SESSION_REVISION_CONFLICT",
+        Store::OAuth => "FX_OAUTH_SESSION_REVISION_CONFLICT",
+        Store::Config => "",
+    };
+    let failure = match code.as_deref() {
+        Some(code) if code == conflict => return StoreError::RevisionConflict { store },
+        Some("FX_ADAPTER_INVALID") => Failure::Invalid,
+        Some("FX_ADAPTER_TIMEOUT") => Failure::TimedOut,
+        Some("FX_AGENT_CLOSED") => Failure::Abandoned,
+        _ => Failure::Threw,
+    };
+    StoreError::failed(store, method, failure, error_message(error))
 }
 
 /// A value js/host.js checked that still does not convert (a bug on our side, not the host's).
-fn unconvertible(call: &str) -> StoreError {
-    StoreError::Invalid {
-        message: format!("{call}() gave a result the core could not read"),
-    }
+fn unconvertible(store: Store, method: &'static str) -> StoreError {
+    StoreError::failed(
+        store,
+        method,
+        Failure::Invalid,
+        format!(
+            "{}.{method}() gave a result the core could not read",
+            store.name()
+        ),
+    )
 }
 
-/// An `oauthSessionStore` failure: the conflict code becomes its own variant; the message is the
-/// store's (never the record's bytes).
-fn oauth_store_error(error: &JsValue) -> OAuthStoreError {
-    if error_code(error).as_deref() == Some("FX_OAUTH_SESSION_REVISION_CONFLICT") {
-        OAuthStoreError::RevisionConflict
-    } else {
-        OAuthStoreError::Failed(error_message(error))
+/// `{ bytes, revision }` (checked by js/host.js) or `null`.
+fn stored_record(
+    store: Store,
+    method: &'static str,
+    value: &JsValue,
+) -> Result<Option<StoredRecord>, StoreError> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(None);
     }
+    let bytes = get(value, "bytes")
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| unconvertible(store, method))?;
+    let revision = get(value, "revision")
+        .as_string()
+        .ok_or_else(|| unconvertible(store, method))?;
+    Ok(Some(StoredRecord {
+        bytes: bytes.to_vec(),
+        revision,
+    }))
 }
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// The agent's host in the browser or Node.
+/// The agent's host in the browser or Node (a handle: clones share the JS object).
+#[derive(Clone)]
 pub struct JsHostAdapter {
     js: JsHost,
 }
@@ -242,15 +260,9 @@ impl Drop for JsBody {
     }
 }
 
-impl Host for JsHostAdapter {
-    type Body = JsBody;
-
+impl Clock for JsHostAdapter {
     fn now_ms(&self) -> i64 {
         self.js.now() as i64
-    }
-
-    fn fill_random(&self, buf: &mut [u8]) {
-        self.js.random(buf);
     }
 
     async fn sleep(&self, ms: u32) {
@@ -268,6 +280,16 @@ impl Host for JsHostAdapter {
         let timer = Clear(self.js.timer(ms));
         let _ = settle(timer.0.promise()).await;
     }
+}
+
+impl Random for JsHostAdapter {
+    fn fill_random(&self, buf: &mut [u8]) {
+        self.js.random(buf);
+    }
+}
+
+impl Http for JsHostAdapter {
+    type Body = JsBody;
 
     async fn fetch(
         &self,
@@ -286,7 +308,12 @@ impl Host for JsHostAdapter {
             .collect();
         let op = self
             .js
-            .fetch(request.method, &request.url, headers, &request.body)
+            .fetch(
+                request.method.as_str(),
+                &request.url,
+                headers,
+                &request.body,
+            )
             .map_err(|error| FetchError::Network(error_message(&error)))?;
         match settle_op(&op, cancel).await {
             None => Err(FetchError::Cancelled),
@@ -310,24 +337,14 @@ impl Host for JsHostAdapter {
             Some(Err(error)) => Err(FetchError::Network(error_message(&error))),
         }
     }
+}
 
-    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+impl SessionStore for JsHostAdapter {
+    async fn load_session(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
         let value = settle(self.js.session_load(id))
             .await
-            .map_err(|e| store_error("load", &e))?;
-        if value.is_null() || value.is_undefined() {
-            return Ok(None);
-        }
-        let bytes = get(&value, "bytes")
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| unconvertible("sessionStore.load"))?;
-        let revision = get(&value, "revision")
-            .as_string()
-            .ok_or_else(|| unconvertible("sessionStore.load"))?;
-        Ok(Some(StoredSession {
-            bytes: bytes.to_vec(),
-            revision,
-        }))
+            .map_err(|e| store_error(Store::Session, "load", &e))?;
+        stored_record(Store::Session, "load", &value)
     }
 
     async fn commit_session(
@@ -341,19 +358,19 @@ impl Host for JsHostAdapter {
                 .session_commit(id, bytes, expected.map(str::to_owned)),
         )
         .await
-        .map_err(|e| store_error("commit", &e))?;
+        .map_err(|e| store_error(Store::Session, "commit", &e))?;
         value
             .as_string()
-            .ok_or_else(|| unconvertible("sessionStore.commit"))
+            .ok_or_else(|| unconvertible(Store::Session, "commit"))
     }
 
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
         let value = settle(self.js.session_list())
             .await
-            .map_err(|e| store_error("list", &e))?;
+            .map_err(|e| store_error(Store::Session, "list", &e))?;
         let entries: Array = value
             .dyn_into()
-            .map_err(|_| unconvertible("sessionStore.list"))?;
+            .map_err(|_| unconvertible(Store::Session, "list"))?;
         entries
             .iter()
             .map(|entry| {
@@ -364,7 +381,7 @@ impl Host for JsHostAdapter {
                         id,
                         updated_at_ms: ms as i64,
                     }),
-                    _ => Err(unconvertible("sessionStore.list")),
+                    _ => Err(unconvertible(Store::Session, "list")),
                 }
             })
             .collect()
@@ -374,87 +391,94 @@ impl Host for JsHostAdapter {
         settle(self.js.session_remove(id))
             .await
             .map(|_| ())
-            .map_err(|e| store_error("remove", &e))
+            .map_err(|e| store_error(Store::Session, "remove", &e))
     }
+}
 
-    async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult {
+impl Workspace for JsHostAdapter {
+    async fn exec(
+        &self,
+        command: &str,
+        cwd: &str,
+        timeout_ms: u32,
+        cancel: &Cancel,
+    ) -> ExecOutcome {
         let limit = u32::try_from(crate::tools::workspace::MAX_OUTPUT_BYTES).unwrap_or(u32::MAX);
         let op = self.js.exec(command, cwd, timeout_ms, limit);
         let value = match settle_op(&op, cancel).await {
-            None => return ExecResult::Cancelled,
-            Some(Err(error)) => return ExecResult::Failed(error_message(&error)),
+            None => return ExecOutcome::Cancelled,
+            Some(Err(error)) => return ExecOutcome::Failed(error_message(&error)),
             Some(Ok(value)) => value,
         };
         match get(&value, "kind").as_string().as_deref() {
-            Some("exited") => ExecResult::Exited {
+            Some("exited") => ExecOutcome::Exited {
                 exit_code: get(&value, "exitCode").as_f64().map_or(-1, |c| c as i32),
                 stdout: get(&value, "stdout").as_string().unwrap_or_default(),
                 stderr: get(&value, "stderr").as_string().unwrap_or_default(),
             },
-            Some("timeout") => ExecResult::TimedOut,
-            Some("cancelled") => ExecResult::Cancelled,
-            _ => ExecResult::Failed(
+            Some("timeout") => ExecOutcome::TimedOut,
+            Some("cancelled") => ExecOutcome::Cancelled,
+            _ => ExecOutcome::Failed(
                 get(&value, "message")
                     .as_string()
                     .unwrap_or_else(|| "workspace.exec failed".into()),
             ),
         }
     }
+}
 
-    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+impl ConfigStore for JsHostAdapter {
+    async fn config_get(&self, id: &str) -> Result<Option<String>, StoreError> {
         let value = settle(self.js.config_get(id))
             .await
-            .map_err(|e| error_message(&e))?;
+            .map_err(|e| store_error(Store::Config, "get", &e))?;
         Ok(value.as_string())
     }
 
-    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, StoreError> {
         let saved = settle(self.js.config_set(id, value))
             .await
-            .map_err(|e| error_message(&e))?;
+            .map_err(|e| store_error(Store::Config, "set", &e))?;
         Ok(saved.as_bool().unwrap_or(true))
     }
+}
 
-    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+impl OAuthStore for JsHostAdapter {
+    async fn oauth_load(&self) -> Result<Option<StoredRecord>, StoreError> {
         let value = settle(self.js.oauth_load())
             .await
-            .map_err(|e| oauth_store_error(&e))?;
-        if value.is_null() || value.is_undefined() {
-            return Ok(None);
-        }
-        let unreadable =
-            || OAuthStoreError::Failed("oauthSessionStore.load() gave an unreadable record".into());
-        let bytes = get(&value, "bytes")
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| unreadable())?;
-        let revision = get(&value, "revision").as_string().ok_or_else(unreadable)?;
-        Ok(Some((bytes.to_vec(), revision)))
+            .map_err(|e| store_error(Store::OAuth, "load", &e))?;
+        stored_record(Store::OAuth, "load", &value)
     }
 
     async fn oauth_commit(
         &self,
         bytes: Vec<u8>,
         expected: Option<&str>,
-    ) -> Result<String, OAuthStoreError> {
+    ) -> Result<String, StoreError> {
         let promise = self.js.oauth_commit(&bytes, expected.map(str::to_owned));
-        crate::auth::secret::wipe(bytes);
-        let value = settle(promise).await.map_err(|e| oauth_store_error(&e))?;
-        value.as_string().ok_or_else(|| {
-            OAuthStoreError::Failed("oauthSessionStore.commit() returned no revision".into())
-        })
+        crate::caps::http::wipe(bytes);
+        let value = settle(promise)
+            .await
+            .map_err(|e| store_error(Store::OAuth, "commit", &e))?;
+        value
+            .as_string()
+            .ok_or_else(|| unconvertible(Store::OAuth, "commit"))
     }
 
-    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, StoreError> {
         let value = settle(self.js.oauth_remove(expected.map(str::to_owned)))
             .await
-            .map_err(|e| oauth_store_error(&e))?;
+            .map_err(|e| store_error(Store::OAuth, "remove", &e))?;
         Ok(if value.as_string().as_deref() == Some("missing") {
             RemoveOutcome::Missing
         } else {
             RemoveOutcome::Deleted
         })
     }
+}
 
+impl Ui for JsHostAdapter {
     async fn open_url(&self, url: &str) -> bool {
         settle(self.js.open_url(url))
             .await

@@ -6,8 +6,6 @@
 //! anything unusual instead of guessing. What is *allowed* is each caller's policy: this reader
 //! only says what the URL is ([`Url`]) or why it is not one ([`UrlError`]).
 
-use std::fmt;
-
 /// `http` or `https` (any case as written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scheme {
@@ -28,30 +26,17 @@ impl Host {
     /// `localhost`, `127.0.0.1` or `[::1]`.
     #[must_use]
     pub fn is_loopback(&self) -> bool {
-        match self {
-            Host::Name(name) => name == "localhost" || name == "127.0.0.1",
-            Host::Ipv6(groups) => *groups == [0, 0, 0, 0, 0, 0, 0, 1],
-        }
+        self.loopback_name().is_some()
     }
-}
 
-impl fmt::Display for Host {
-    /// The name, or `[::1]` for the IPv6 loopback (the only IPv6 host any rule accepts; other
-    /// addresses print in full).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The host as an origin spells it, for the loopback hosts (`localhost`, `127.0.0.1`,
+    /// `[::1]`, however the URL wrote them); `None` for any other.
+    #[must_use]
+    pub fn loopback_name(&self) -> Option<&str> {
         match self {
-            Host::Name(name) => f.write_str(name),
-            Host::Ipv6([0, 0, 0, 0, 0, 0, 0, 1]) => f.write_str("[::1]"),
-            Host::Ipv6(groups) => {
-                f.write_str("[")?;
-                for (index, group) in groups.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str(":")?;
-                    }
-                    write!(f, "{group:x}")?;
-                }
-                f.write_str("]")
-            }
+            Host::Name(name) if name == "localhost" || name == "127.0.0.1" => Some(name),
+            Host::Ipv6([0, 0, 0, 0, 0, 0, 0, 1]) => Some("[::1]"),
+            Host::Name(_) | Host::Ipv6(_) => None,
         }
     }
 }
@@ -310,12 +295,10 @@ mod tests {
             (Some(8080), "/a/b", Some("x=1"))
         );
         let url = parse("https://[0:0::1]:/").unwrap();
-        assert!(url.host.is_loopback());
-        assert_eq!((url.host.to_string(), url.port), ("[::1]".to_owned(), None));
-        assert_eq!(
-            parse("http://[2001:db8::7]").unwrap().host.to_string(),
-            "[2001:db8:0:0:0:0:0:7]"
-        );
+        assert_eq!((url.host.loopback_name(), url.port), (Some("[::1]"), None));
+        let url = parse("http://[2001:db8::7]").unwrap();
+        assert_eq!(url.host, Host::Ipv6([0x2001, 0xdb8, 0, 0, 0, 0, 0, 7]));
+        assert_eq!(url.host.loopback_name(), None);
     }
 
     #[test]

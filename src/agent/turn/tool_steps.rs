@@ -1,23 +1,24 @@
 //! The tool calls of a model step: permission, the workspace run, results for the model and
 //! the log, ACP updates, and the recovery checkpoint after each completed step.
 
+use crate::caps::ExecOutcome;
 use crate::gateway::prompt::{AssistantPart, Message, ToolCallPart, ToolResult as WireResult};
 use crate::gateway::Completion;
 use crate::log::checkpoint::{RecoveryAction, RecoveryCause, RecoveryCheckpoint, ToolState};
 use crate::log::execution::{ProcessPresentation, ToolCall, ToolResult, ToolStatus, ToolStep};
 use crate::log::turn::CancelledCommand;
 use crate::log::types::{DurableBytes, Provider};
-use crate::tools::terminal::{self, ExecOutcome, Status, ToolRecord};
-use crate::tools::workspace::{cap_output, Permission, COMMAND_TIMEOUT_MS, MAX_OUTPUT_BYTES};
+use crate::tools::terminal::{self, Status, ToolRecord};
+use crate::tools::workspace::{Permission, COMMAND_TIMEOUT_MS};
 
-use super::super::acp::{
-    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
-    ToolKind, ToolStatus as AcpStatus, Update,
-};
-use super::super::host::{ExecResult, Host};
 use super::super::modes::Mode;
 use super::super::session::LiveSession;
 use super::{Ended, Turn, UPDATE_PREVIEW_BYTES};
+use crate::caps::acp::{
+    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
+    ToolKind, ToolStatus as AcpStatus, Update,
+};
+use crate::caps::Host;
 
 /// Where a call was when its turn was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,26 +216,13 @@ impl<H: Host> Turn<'_, H> {
             content: Vec::new(),
             raw_output: None,
         });
-        let result = self
+        let outcome = self
             .host
             .exec(&command, &workspace.cwd, COMMAND_TIMEOUT_MS, self.cancel)
             .await;
         if self.cancel.is_cancelled() {
             return Err(self.cancelled_call(call, &command, &workspace.cwd, Stopped::Running));
         }
-        let outcome = match result {
-            ExecResult::Exited {
-                exit_code,
-                stdout,
-                stderr,
-            } => ExecOutcome::Exited {
-                exit_code,
-                output: cap_output(&stdout, &stderr, MAX_OUTPUT_BYTES),
-            },
-            ExecResult::TimedOut => ExecOutcome::TimedOut,
-            ExecResult::Cancelled => ExecOutcome::Cancelled,
-            ExecResult::Failed(message) => ExecOutcome::HostFailed(message),
-        };
         let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
         Ok(self.finish_call(call, record, allow_note))
     }

@@ -4,7 +4,7 @@
 use super::commands::matching_commands;
 use super::screens::Overlay;
 use super::{App, Approval, Effect, Theme, ThemeProbe};
-use crate::agent::acp::PermissionAnswer;
+use crate::caps::acp::PermissionAnswer;
 use crate::term::keys::{ColorScheme, InputEvent, KeyCode, KeyEvent, Modifiers, ESCAPE_TIMEOUT_MS};
 use crate::term::line_editor::EditOutcome;
 

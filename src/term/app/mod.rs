@@ -33,8 +33,8 @@ pub use turns::ActiveTurn;
 
 use std::collections::VecDeque;
 
-use crate::agent::acp::{PermissionAnswer, StopReason};
 use crate::agent::replay::Replayed;
+use crate::caps::acp::{PermissionAnswer, StopReason};
 use crate::term::ansi::{Ansi, AnsiLine};
 use crate::term::history::PromptHistory;
 use crate::term::keys::KeyDecoder;

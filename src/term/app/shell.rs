@@ -12,9 +12,9 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 
-use crate::agent::acp::PermissionAnswer;
-use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::caps::acp::PermissionAnswer;
+use crate::caps::{Clock, Host, SessionStore, WithUi};
 use crate::term::ansi::Ansi;
 
 pub use super::agent_host::TermHost;
@@ -50,9 +50,12 @@ pub trait TermEnv {
     fn exited(&self, code: i32);
 }
 
+/// The agent's host in the terminal: the page's capabilities, the terminal's screen.
+pub type TermAgentHost<H> = WithUi<H, TermHost<H>>;
+
 pub(super) struct Inner<H: Host, E: TermEnv> {
     pub(super) app: Rc<RefCell<App>>,
-    pub(super) agent: Agent<TermHost<H>>,
+    pub(super) agent: Agent<TermAgentHost<H>>,
     pub(super) env: Rc<E>,
     session: Rc<RefCell<String>>,
     pub(super) catalog: RefCell<CatalogLoad>,
@@ -70,11 +73,11 @@ pub(super) enum CatalogLoad {
 }
 
 /// The running terminal. Cheap to clone.
-pub struct Shell<H: Host + 'static, E: TermEnv + 'static> {
+pub struct Shell<H: Host + Clone + 'static, E: TermEnv + 'static> {
     pub(super) inner: Rc<Inner<H, E>>,
 }
 
-impl<H: Host + 'static, E: TermEnv + 'static> Clone for Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Clone for Shell<H, E> {
     fn clone(&self) -> Self {
         Shell {
             inner: self.inner.clone(),
@@ -104,7 +107,7 @@ fn flush_with<E: TermEnv>(app: &RefCell<App>, env: &E) {
     }
 }
 
-impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// A terminal of `width`×`height` over `host`.
     pub fn new(
         host: H,
@@ -145,7 +148,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         };
         let session = Rc::new(RefCell::new(String::new()));
         let term_host = TermHost {
-            inner: host,
+            inner: host.clone(),
             app: app.clone(),
             session: session.clone(),
             repaint,
@@ -155,7 +158,13 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         Shell {
             inner: Rc::new(Inner {
                 app,
-                agent: Agent::new(term_host, config),
+                agent: Agent::new(
+                    WithUi {
+                        host,
+                        ui: term_host,
+                    },
+                    config,
+                ),
                 env,
                 session,
                 catalog: RefCell::new(CatalogLoad::Idle),
@@ -169,7 +178,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         &self.inner.app
     }
 
-    pub fn agent(&self) -> &Agent<TermHost<H>> {
+    pub fn agent(&self) -> &Agent<TermAgentHost<H>> {
         &self.inner.agent
     }
 
@@ -292,7 +301,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.inner.app.borrow_mut().silence(130);
         self.stop_login();
         self.inner.agent.shutdown();
-        self.inner.agent.host().answer(PermissionAnswer::Cancelled);
+        self.inner
+            .agent
+            .host()
+            .ui
+            .answer(PermissionAnswer::Cancelled);
     }
 
     pub(super) fn spawn(&self, task: impl Future<Output = ()> + 'static) {
@@ -347,7 +360,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             }),
             Effect::Cancel { turn } => {
                 agent.cancel(turn);
-                agent.host().answer(PermissionAnswer::Cancelled);
+                agent.host().ui.answer(PermissionAnswer::Cancelled);
             }
             Effect::SetConfig { id, value, source } => self.spawn(async move {
                 shell.apply_option(id, &value, source).await;
@@ -461,7 +474,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 }
                 shell.after();
             }),
-            Effect::Permission(answer) => agent.host().answer(answer),
+            Effect::Permission(answer) => agent.host().ui.answer(answer),
             Effect::LoadCatalog => self.start_catalog(),
             Effect::Login { .. }
             | Effect::CancelLogin { .. }
@@ -476,7 +489,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     let agent = &shell.inner.agent;
                     agent.close_sessions().await;
                     agent.shutdown();
-                    agent.host().answer(PermissionAnswer::Cancelled);
+                    agent.host().ui.answer(PermissionAnswer::Cancelled);
                     shell.flush();
                     shell.inner.env.exited(code);
                 });

@@ -3,8 +3,8 @@
 
 use super::transcript::{self, TextKind};
 use super::{title_of, App, Approval, Effect, TurnOutcome};
-use crate::agent::acp::StopReason;
 use crate::agent::replay::Replayed;
+use crate::caps::acp::StopReason;
 
 /// The turn in progress.
 #[derive(Debug, Clone)]

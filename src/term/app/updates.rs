@@ -3,8 +3,8 @@
 
 use super::transcript::{Block, CallState, TextKind, ToolCall};
 use super::{title_of, App};
-use crate::agent::acp::{ToolStatus, Update};
 use crate::agent::replay::Replayed;
+use crate::caps::acp::{ToolStatus, Update};
 use crate::log::turn::TerminalReason;
 use crate::term::style::StyledLine;
 

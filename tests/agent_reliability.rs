@@ -37,7 +37,7 @@ fn agent(host: &FakeHost, workspace: Option<&str>) -> Agent<FakeHost> {
 }
 
 fn history(bytes: Vec<u8>) -> Vec<HistoryTurn> {
-    fx_wasm::log::Session::load(bytes)
+    fx_wasm::log::SessionLog::load(bytes)
         .unwrap()
         .state()
         .history
@@ -136,7 +136,7 @@ fn a_refused_model_change_is_taken_back_everywhere() {
     host.reply(text_reply(&["ok"]));
     block_on(agent.prompt(&id, 1, "which model?".into())).unwrap();
     assert_eq!(model_header(&host), "moonshotai/kimi-k3");
-    let stored = fx_wasm::log::Session::load(host.stored(&id)).unwrap();
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
     assert_eq!(stored.state().preferences.model, "moonshotai/kimi-k3");
     assert!(host.stored(&id).starts_with(&before));
 }
@@ -152,7 +152,7 @@ fn a_refused_effort_or_rename_is_taken_back() {
     host.state.borrow_mut().fail_commit = None;
     host.reply(text_reply(&["ok"]));
     block_on(agent.prompt(&id, 1, "hi".into())).unwrap();
-    let stored = fx_wasm::log::Session::load(host.stored(&id)).unwrap();
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
     assert_eq!(stored.state().preferences.effort, "auto");
     assert_eq!(stored.title(), None);
 }

@@ -37,7 +37,7 @@ fn agent(host: &FakeHost, ws: Option<&str>) -> Agent<FakeHost> {
 }
 
 fn history(host: &FakeHost, id: &str) -> Vec<HistoryTurn> {
-    fx_wasm::log::Session::load(host.stored(id))
+    fx_wasm::log::SessionLog::load(host.stored(id))
         .unwrap()
         .state()
         .history
@@ -385,7 +385,7 @@ fn config_is_restored_and_persisted_only_when_accepted() {
         "test/other"
     );
     // The model change is in the log.
-    let state = fx_wasm::log::Session::load(host.stored(&opened.session_id)).unwrap();
+    let state = fx_wasm::log::SessionLog::load(host.stored(&opened.session_id)).unwrap();
     assert_eq!(state.state().preferences.model, "test/other");
 }
 
@@ -404,7 +404,7 @@ fn list_open_remove_and_settle_an_unfinished_turn() {
         }
     });
     let bytes = host.stored(&id);
-    assert!(fx_wasm::log::Session::load(bytes)
+    assert!(fx_wasm::log::SessionLog::load(bytes)
         .unwrap()
         .state()
         .recovery_checkpoint

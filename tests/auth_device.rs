@@ -14,7 +14,7 @@ use fakes::*;
 use fx_wasm::auth::device::DEVICE_CODE_GRANT;
 use fx_wasm::auth::endpoints::{PUBLIC_CLIENT_ID, SCOPE};
 use fx_wasm::auth::{
-    save_new_session, AuthConfig, AuthError, DeviceLogin, Issuer, OAuthRecord, PollOutcome, Step,
+    save_login, AuthConfig, AuthError, DeviceLogin, Issuer, OAuthRecord, PollOutcome, Step,
     TeamChoice,
 };
 use fx_wasm::caps::Method;
@@ -136,7 +136,7 @@ fn full_sign_in_after_two_pending_polls() {
 
     let record = authorized.into_record(None);
     let store = FakeStore::new();
-    let revision = block_on(save_new_session(&store, &record)).unwrap();
+    let revision = block_on(save_login(&store, &record)).unwrap();
     assert_eq!(store.revision(), Some(revision));
     assert_eq!(
         *store.calls.borrow(),

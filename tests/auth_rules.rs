@@ -519,12 +519,12 @@ fn tokens_never_appear_in_debug_or_display() {
     let record = authorized.into_record(Some(team));
     texts.push(format!("{record:?}"));
     let store = FakeStore::new();
-    block_on(fx_wasm::auth::save_new_session(&store, &record)).unwrap();
+    block_on(fx_wasm::auth::save_login(&store, &record)).unwrap();
 
     clock.set(record.expires_at_ms);
     let resolution = block_on(resolve_credential(&store, &transport, &clock, &config)).unwrap();
     texts.push(format!("{resolution:?}"));
-    let loaded = block_on(fx_wasm::auth::load_session(&store, &config.issuer)).unwrap();
+    let loaded = block_on(fx_wasm::auth::load_login(&store, &config.issuer)).unwrap();
     texts.push(format!("{loaded:?}"));
     let report = block_on(logout(&store, &transport, &clock, &config));
     texts.push(format!(

@@ -9,9 +9,8 @@ mod fakes;
 use fakes::*;
 use fx_wasm::auth::endpoints::PUBLIC_CLIENT_ID;
 use fx_wasm::auth::{
-    load_session, logout, refresh, resolve_credential, save_new_session, AuthConfig, AuthError,
-    Issuer, LoadedSession, LocalLogout, OAuthRecord, RecordInvalid, Resolution, Revocation,
-    StoreOp,
+    load_login, logout, refresh, resolve_credential, save_login, AuthConfig, AuthError, Issuer,
+    LoadedLogin, LocalLogout, OAuthRecord, RecordInvalid, Resolution, Revocation, StoreOp,
 };
 use fx_wasm::caps::Method;
 
@@ -256,7 +255,7 @@ fn save_new_session_commits_against_the_current_revision() {
         r.access_token = fx_wasm::auth::Secret::new(ACCESS2.into());
         r
     };
-    block_on(save_new_session(&store, &record)).unwrap();
+    block_on(save_login(&store, &record)).unwrap();
     assert_eq!(
         store.calls.borrow().last(),
         Some(&("commit", Some(revision)))
@@ -276,7 +275,7 @@ fn save_new_session_conflict_leaves_the_store_alone() {
         s.put(record_json(ACCESS2, REFRESH2, NOW).as_bytes());
     }));
     assert_eq!(
-        block_on(save_new_session(&store, &record)),
+        block_on(save_login(&store, &record)),
         Err(AuthError::RevisionConflict)
     );
     assert_eq!(stored_record(&store).access_token.expose(), ACCESS2);
@@ -424,7 +423,7 @@ fn logout_of_an_unreadable_record_removes_it_and_warns() {
         Some(&("remove", Some(revision)))
     );
     assert!(matches!(
-        block_on(load_session(&store, &Issuer::production())).unwrap(),
-        LoadedSession::Absent
+        block_on(load_login(&store, &Issuer::production())).unwrap(),
+        LoadedLogin::Absent
     ));
 }

@@ -14,7 +14,7 @@ use fx_wasm::caps::{Failure, HostEvent, Store, StoreError};
 use term_env::{Options, Term};
 
 fn user_texts(host: &FakeHost, id: &str) -> Vec<String> {
-    fx_wasm::log::Session::load(host.stored(id))
+    fx_wasm::log::SessionLog::load(host.stored(id))
         .unwrap()
         .state()
         .history

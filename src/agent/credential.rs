@@ -9,7 +9,7 @@ use std::future::Future;
 #[cfg(feature = "login")]
 use crate::auth::credentials::AuthSource;
 use crate::auth::credentials::{AuthStatus, LoginOrigin};
-use crate::auth::{self, AuthConfig, AuthError, LoadedSession};
+use crate::auth::{self, AuthConfig, AuthError, LoadedLogin};
 use crate::caps::clock::now_ms_u64;
 use crate::caps::{Host, HostEvent};
 
@@ -57,15 +57,15 @@ impl<H: Host> Agent<H> {
     /// A refused issuer override, or a store failure.
     pub async fn restore_login(&self) -> Result<bool, AuthError> {
         let config = self.auth_config().map_err(Clone::clone)?.clone();
-        match auth::load_session(self.host(), &config.issuer).await? {
-            LoadedSession::Present(session) => {
+        match auth::load_login(self.host(), &config.issuer).await? {
+            LoadedLogin::Present(session) => {
                 self.set_login(
                     auth::Credential::from_record(&session.record),
                     LoginOrigin::Restored,
                 );
                 Ok(true)
             }
-            LoadedSession::Absent | LoadedSession::Unusable { .. } => Ok(false),
+            LoadedLogin::Absent | LoadedLogin::Unusable { .. } => Ok(false),
         }
     }
 

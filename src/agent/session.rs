@@ -19,7 +19,7 @@ use crate::log::event::PreferencesChange;
 use crate::log::layout::Mark;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
 use crate::log::types::Preferences;
-use crate::log::{LogError, Session as Log, SessionState};
+use crate::log::{LogError, SessionLog, SessionState};
 
 use super::modes::Mode;
 use crate::caps::{Host, HostEvent, StoreError};
@@ -74,7 +74,7 @@ impl<H: Host> Environment for HostEnvironment<'_, H> {
 
 /// A session the agent is working on.
 pub struct LiveSession {
-    log: Log,
+    log: SessionLog,
     /// The store's revision of what we last committed (`None`: never committed).
     revision: Option<String>,
     /// What we last committed (for telling whether there is more, and whether a stored record
@@ -104,7 +104,7 @@ impl LiveSession {
             conversation_language: None,
             id: None,
         };
-        let log = Log::create(&mut HostEnvironment(host), new)?;
+        let log = SessionLog::create(&mut HostEnvironment(host), new)?;
         Ok(LiveSession {
             log,
             revision: None,
@@ -122,10 +122,11 @@ impl LiveSession {
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let log = Log::load(stored.bytes.clone()).map_err(|error| SessionError::Unreadable {
-            id: id.to_owned(),
-            reason: error.to_string(),
-        })?;
+        let log =
+            SessionLog::load(stored.bytes.clone()).map_err(|error| SessionError::Unreadable {
+                id: id.to_owned(),
+                reason: error.to_string(),
+            })?;
         if log.state().id != id {
             return Err(SessionError::Unreadable {
                 id: id.to_owned(),
@@ -152,7 +153,7 @@ impl LiveSession {
         self.log.state()
     }
 
-    pub fn log(&self) -> &Log {
+    pub fn log(&self) -> &SessionLog {
         &self.log
     }
 
@@ -303,7 +304,7 @@ impl LiveSession {
     /// `was_saved` says whether the store held exactly them.
     fn restore(&mut self, bytes: Vec<u8>, was_saved: bool) -> Result<(), SessionError> {
         if self.log.bytes() != bytes.as_slice() {
-            let log = Log::load(bytes)?;
+            let log = SessionLog::load(bytes)?;
             self.committed = log.carry_mark(&self.log, &self.committed, was_saved);
             self.log = log;
         }

@@ -3,6 +3,6 @@
 
 pub mod agent;
 pub mod bench;
-pub mod session;
+pub mod log;
 #[cfg(feature = "term")]
 pub mod term;

@@ -9,7 +9,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::agent::AgentConfig;
 use crate::host::js_host::{JsHost, JsHostAdapter};
-use crate::host::term_host::{JsTermEnv, JsTermIo, Ticker};
+use crate::host::term_io::{JsTermEnv, JsTermIo, Ticker};
 use crate::term::app::shell::Shell;
 use crate::term::app::Capabilities;
 use crate::tools::workspace::RawWorkspace;

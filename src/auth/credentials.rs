@@ -21,10 +21,8 @@ use crate::caps::{Clock, Http, OAuthStore};
 
 use super::endpoints::AuthConfig;
 use super::error::AuthError;
+use super::login::{load_login, refresh, resolve_credential, Credential, LoadedLogin, Resolution};
 use super::secret::Secret;
-use super::session::{
-    load_session, refresh, resolve_credential, Credential, LoadedSession, Resolution,
-};
 
 /// How a login reached the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,12 +245,12 @@ where
         resolve_credential(store, http, clock, config).await
     };
     let outcome = match renewed {
-        Err(AuthError::RevisionConflict) => match load_session(store, &config.issuer).await {
-            Ok(LoadedSession::Present(s)) if !s.record.is_expired(now_ms_u64(clock)) => {
+        Err(AuthError::RevisionConflict) => match load_login(store, &config.issuer).await {
+            Ok(LoadedLogin::Present(s)) if !s.record.is_expired(now_ms_u64(clock)) => {
                 Ok(Resolution::Adopted(Credential::from_record(&s.record)))
             }
-            Ok(LoadedSession::Present(_)) => Err(AuthError::RevisionConflict),
-            Ok(LoadedSession::Absent | LoadedSession::Unusable { .. }) => Ok(Resolution::Absent),
+            Ok(LoadedLogin::Present(_)) => Err(AuthError::RevisionConflict),
+            Ok(LoadedLogin::Absent | LoadedLogin::Unusable { .. }) => Ok(Resolution::Absent),
             Err(error) => Err(error),
         },
         other => other,

@@ -5,7 +5,7 @@
 //! request, and only when one is due, so the screen stays live and Esc ([`DeviceLogin::cancel`])
 //! works at any moment; a token that arrives after a cancel is dropped. On success the caller
 //! gets an [`Authorized`], picks a team ([`Authorized::team_choice`]), builds the record
-//! ([`Authorized::into_record`]) and saves it ([`super::session::save_new_session`]).
+//! ([`Authorized::into_record`]) and saves it ([`super::login::save_login`]).
 
 use std::cell::Cell;
 

@@ -9,7 +9,7 @@
 //! - [`device`]: the device flow as a caller-driven state machine ([`DeviceLogin`]).
 //! - [`teams`]: listing teams and deciding whether to ask.
 //! - [`record`]: the stored record's bytes ([`OAuthRecord`]).
-//! - [`session`]: the credential lifecycle: resolve, refresh, save, logout.
+//! - [`login`]: the stored login's lifecycle: load, resolve, refresh, save, log out.
 //! - [`credentials`]: which credential a request carries (env key or login), and keeping the
 //!   login fresh.
 //! - [`error`]: [`AuthError`], the one error type of this area, and [`RecordInvalid`].
@@ -23,19 +23,19 @@ pub mod endpoints;
 pub mod error;
 pub mod exchange;
 mod json;
+pub mod login;
 pub mod record;
 pub mod secret;
-pub mod session;
 pub mod teams;
 mod token;
 
 pub use device::{Authorized, DeviceCode, DeviceLogin, PollOutcome};
 pub use endpoints::{AuthConfig, Endpoints, Issuer};
 pub use error::{AuthError, RecordInvalid, Step, StoreOp};
+pub use login::{
+    load_login, logout, refresh, resolve_credential, save_login, Credential, LoadedLogin,
+    LocalLogout, LogoutReport, Resolution, Revocation, StoredLogin,
+};
 pub use record::OAuthRecord;
 pub use secret::Secret;
-pub use session::{
-    load_session, logout, refresh, resolve_credential, save_new_session, Credential, LoadedSession,
-    LocalLogout, LogoutReport, Resolution, Revocation, StoredSession,
-};
 pub use teams::{Team, TeamChoice};

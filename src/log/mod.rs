@@ -81,7 +81,7 @@ pub mod view;
 #[doc(hidden)]
 pub mod bench;
 
-pub use appender::{Environment, NewSession, Session};
+pub use appender::{Environment, NewSession, SessionLog};
 pub use error::{LogError, Reason};
 pub use event::{Event, Frame};
 pub use json::write::hex_string;

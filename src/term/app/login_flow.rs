@@ -263,7 +263,7 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.flush();
         let team_name = team.as_ref().map(|t| t.name.clone());
         let record = authorized.into_record(team.as_ref());
-        match auth::save_new_session(host, &record).await {
+        match auth::save_login(host, &record).await {
             Ok(_) => {}
             Err(AuthError::RevisionConflict) => {
                 let said = "Another tab changed the stored sign-in at the same moment, so this \

@@ -1,5 +1,5 @@
-//! The credential lifecycle over the OAuth store: load, hand the gateway a credential, refresh
-//! before expiry, save a new login, log out.
+//! The stored login's lifecycle over the OAuth store: load, hand the gateway a credential,
+//! refresh before expiry, save a new login, log out.
 //!
 //! Revision rule: every write names the revision it read. A refresh that loses the race reloads
 //! and adopts the other writer's credential when it is newer and still valid, so a newer
@@ -79,14 +79,14 @@ impl fmt::Debug for Credential {
 
 /// A usable record and the revision it was read at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredSession {
+pub struct StoredLogin {
     pub record: OAuthRecord,
     pub revision: String,
 }
 
 /// What the store holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadedSession {
+pub enum LoadedLogin {
     /// Nothing.
     Absent,
     /// Bytes that are not a usable record (treated as signed out).
@@ -95,7 +95,7 @@ pub enum LoadedSession {
         revision: String,
     },
     /// A usable record.
-    Present(StoredSession),
+    Present(StoredLogin),
 }
 
 /// Reads the store.
@@ -103,22 +103,22 @@ pub enum LoadedSession {
 /// # Errors
 ///
 /// [`AuthError::Store`] when the store fails.
-pub async fn load_session<S: OAuthStore + ?Sized>(
+pub async fn load_login<S: OAuthStore + ?Sized>(
     store: &S,
     issuer: &Issuer,
-) -> Result<LoadedSession, AuthError> {
+) -> Result<LoadedLogin, AuthError> {
     let Some(StoredRecord { bytes, revision }) = store
         .oauth_load()
         .await
         .map_err(|e| AuthError::from_store(StoreOp::Load, &e))?
     else {
-        return Ok(LoadedSession::Absent);
+        return Ok(LoadedLogin::Absent);
     };
     let decoded = OAuthRecord::decode(&bytes, issuer);
     wipe(bytes);
     Ok(match decoded {
-        Ok(record) => LoadedSession::Present(StoredSession { record, revision }),
-        Err(reason) => LoadedSession::Unusable { reason, revision },
+        Ok(record) => LoadedLogin::Present(StoredLogin { record, revision }),
+        Err(reason) => LoadedLogin::Unusable { reason, revision },
     })
 }
 
@@ -129,7 +129,7 @@ pub async fn load_session<S: OAuthStore + ?Sized>(
 ///
 /// [`AuthError::RevisionConflict`] when another writer got in between (the login fails and the
 /// stored credential stays as it is), [`AuthError::Store`], [`AuthError::RecordTooLarge`].
-pub async fn save_new_session<S: OAuthStore + ?Sized>(
+pub async fn save_login<S: OAuthStore + ?Sized>(
     store: &S,
     record: &OAuthRecord,
 ) -> Result<String, AuthError> {
@@ -187,15 +187,13 @@ where
     H: Http + ?Sized,
     C: Clock + ?Sized,
 {
-    match load_session(store, &config.issuer).await? {
-        LoadedSession::Absent => Ok(Resolution::Absent),
-        LoadedSession::Unusable { reason, .. } => Ok(Resolution::Unusable(reason)),
-        LoadedSession::Present(session) if !session.record.is_expired(now_ms_u64(clock)) => Ok(
+    match load_login(store, &config.issuer).await? {
+        LoadedLogin::Absent => Ok(Resolution::Absent),
+        LoadedLogin::Unusable { reason, .. } => Ok(Resolution::Unusable(reason)),
+        LoadedLogin::Present(session) if !session.record.is_expired(now_ms_u64(clock)) => Ok(
             Resolution::Current(Credential::from_record(&session.record)),
         ),
-        LoadedSession::Present(session) => {
-            refresh_loaded(store, http, clock, config, session).await
-        }
+        LoadedLogin::Present(session) => refresh_loaded(store, http, clock, config, session).await,
     }
 }
 
@@ -218,12 +216,10 @@ where
     H: Http + ?Sized,
     C: Clock + ?Sized,
 {
-    match load_session(store, &config.issuer).await? {
-        LoadedSession::Absent => Err(AuthError::NoSession),
-        LoadedSession::Unusable { reason, .. } => Err(AuthError::InvalidSession(reason)),
-        LoadedSession::Present(session) => {
-            refresh_loaded(store, http, clock, config, session).await
-        }
+    match load_login(store, &config.issuer).await? {
+        LoadedLogin::Absent => Err(AuthError::NoSession),
+        LoadedLogin::Unusable { reason, .. } => Err(AuthError::InvalidSession(reason)),
+        LoadedLogin::Present(session) => refresh_loaded(store, http, clock, config, session).await,
     }
 }
 
@@ -232,7 +228,7 @@ async fn refresh_loaded<S, H, C>(
     http: &H,
     clock: &C,
     config: &AuthConfig,
-    session: StoredSession,
+    session: StoredLogin,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
@@ -241,7 +237,7 @@ where
 {
     // A refresh is not cancelled: it runs to its answer or its deadline.
     let never = Cancel::new();
-    let StoredSession { record, revision } = session;
+    let StoredLogin { record, revision } = session;
     let endpoints = discover(http, clock, &never, &config.issuer).await?;
     let request = post_form(
         endpoints.token,
@@ -272,8 +268,8 @@ where
     }
     match commit(store, &updated, Some(&revision)).await {
         Ok(_) => Ok(Resolution::Refreshed(Credential::from_record(&updated))),
-        Err(AuthError::RevisionConflict) => match load_session(store, &config.issuer).await? {
-            LoadedSession::Present(newer)
+        Err(AuthError::RevisionConflict) => match load_login(store, &config.issuer).await? {
+            LoadedLogin::Present(newer)
                 if (newer.revision != revision || newer.record != record)
                     && !newer.record.is_expired(now_ms_u64(clock)) =>
             {
@@ -357,14 +353,12 @@ where
         local: LocalLogout::Failed(error),
         revocation: Revocation::Skipped,
     };
-    let (revision, record) = match load_session(store, &config.issuer).await {
-        Ok(LoadedSession::Absent) => (None, Err(AuthError::NoSession)),
-        Ok(LoadedSession::Unusable { reason, revision }) => {
+    let (revision, record) = match load_login(store, &config.issuer).await {
+        Ok(LoadedLogin::Absent) => (None, Err(AuthError::NoSession)),
+        Ok(LoadedLogin::Unusable { reason, revision }) => {
             (Some(revision), Err(AuthError::InvalidSession(reason)))
         }
-        Ok(LoadedSession::Present(StoredSession { record, revision })) => {
-            (Some(revision), Ok(record))
-        }
+        Ok(LoadedLogin::Present(StoredLogin { record, revision })) => (Some(revision), Ok(record)),
         Err(error) => return failed(error),
     };
     let local = match store.oauth_remove(revision.as_deref()).await {

@@ -13,10 +13,10 @@ mod log_common;
 
 use std::collections::BTreeMap;
 
+use fx_wasm::agent::time::rfc3339_ms;
 use fx_wasm::bot::cursor::{Cursor, MAX_K};
 use fx_wasm::bot::replay::{load_with_stamps, replay, replay_view, Replay, SavedInput, TurnMeta};
 use fx_wasm::bot::stream::{LineError, SavedFile, StopReason, StreamLine, Usage};
-use fx_wasm::bot::time::rfc3339_ms;
 use fx_wasm::log::appender::TurnCommit;
 use fx_wasm::log::bench::FixedEnv;
 use fx_wasm::log::execution::Execution;

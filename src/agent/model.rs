@@ -12,7 +12,9 @@ use std::time::Duration;
 use crate::gateway::error::{
     parse_retry_after, ProviderError, RetryCause, RetryDecision, RetryState,
 };
-use crate::gateway::{Completion, Disposition, SseDecoder, SseEvent, StreamAccumulator};
+use crate::gateway::{Completion, Disposition, SseEvent, StreamAccumulator};
+
+use super::protocol::{ModelProtocol, StreamDecoder};
 
 use crate::caps::cancel::{Cancel, Cancelled};
 use crate::caps::http::read_capped;
@@ -89,14 +91,15 @@ pub trait Reauth {
     fn renew(&self) -> Pin<Box<dyn Future<Output = Option<String>> + '_>>;
 }
 
-/// Sends `request` and returns the completed answer. A 401 is retried once per step with a
-/// renewed credential when `reauth` gives one (agent-gateway-auth: "one forced credential
-/// refresh + retry per step").
+/// Sends `request` (built by `protocol`) and returns the completed answer. A 401 is retried
+/// once per step with a renewed credential when `reauth` gives one (agent-gateway-auth: "one
+/// forced credential refresh + retry per step").
 ///
 /// # Errors
 /// A [`StepFailure`] with the text streamed before the failure.
-pub async fn run_step<H: Host>(
+pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
     host: &H,
+    protocol: &P,
     cancel: &Cancel,
     request: &HttpRequest,
     reauth: Option<&dyn Reauth>,
@@ -125,7 +128,7 @@ pub async fn run_step<H: Host>(
                     Err(FetchError::Network(_)) => Vec::new(),
                     Ok(body) => body,
                 };
-                let error = ProviderError::from_http(response.status, &body);
+                let error = protocol.http_error(response.status, &body);
                 let now_seconds = u64::try_from(host.now_ms() / 1000).ok();
                 let retry_after = response
                     .retry_after
@@ -140,7 +143,7 @@ pub async fn run_step<H: Host>(
                     "the AI Gateway answered 200 with content type {content_type}, not an event stream (text/event-stream)"
                 ))));
             }
-            Ok(response) => match stream(response.body, cancel, sink).await {
+            Ok(response) => match stream(response.body, protocol.decoder(), cancel, sink).await {
                 Streamed::Done(completion) => match completion.disposition() {
                     Disposition::Interrupted
                         if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
@@ -182,7 +185,7 @@ pub async fn run_step<H: Host>(
         if let (StepError::Http(http), Some(reauth), None) = (&error, reauth, &renewed) {
             if http.status() == Some(401) {
                 if let Some(token) = reauth.renew().await {
-                    renewed = Some(with_bearer(request, &token));
+                    renewed = Some(protocol.reauthorized(request, &token));
                     continue;
                 }
             }
@@ -265,12 +268,12 @@ enum Streamed {
     },
 }
 
-async fn stream<B: ResponseBody>(
+async fn stream<B: ResponseBody, D: StreamDecoder>(
     mut body: B,
+    mut decoder: D,
     cancel: &Cancel,
     sink: &mut dyn StepSink,
 ) -> Streamed {
-    let mut decoder = SseDecoder::new().with_coalescing(true);
     let mut accumulator = StreamAccumulator::new();
     let mut events = Vec::new();
     'read: loop {
@@ -339,16 +342,4 @@ fn deliver(
         }
         accumulator.push(event);
     }
-}
-
-/// `request` with its `authorization` header carrying `token`.
-fn with_bearer(request: &HttpRequest, token: &str) -> HttpRequest {
-    let mut request = request.clone();
-    request
-        .headers
-        .retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
-    request
-        .headers
-        .push(("authorization".to_owned(), format!("Bearer {token}")));
-    request
 }

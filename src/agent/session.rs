@@ -17,11 +17,22 @@ use crate::log::appender::{Environment, NewSession, TurnCommit};
 use crate::log::checkpoint::RecoveryCheckpoint;
 use crate::log::event::PreferencesChange;
 use crate::log::layout::Mark;
+#[cfg(feature = "bot")]
+use base64::Engine as _;
+
+#[cfg(feature = "bot")]
+use crate::gateway::prompt::ImagePart;
+#[cfg(feature = "bot")]
+use crate::log::turn::Image;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
+#[cfg(feature = "bot")]
+use crate::log::types::DurableBytes;
 use crate::log::types::Preferences;
 use crate::log::{LogError, SessionLog, SessionState};
 
 use super::modes::Mode;
+#[cfg(feature = "bot")]
+use super::prompt::PromptImage;
 use crate::caps::{Host, HostEvent, StoreError};
 
 /// Why a session operation failed.
@@ -180,6 +191,44 @@ impl LiveSession {
             message,
             bytes: self.log.bytes().to_vec(),
         }
+    }
+
+    /// Stages the images of a new user turn (feature `bot`): each gets the session's next image id and its
+    /// bytes a snapshot the log writes with the turn. Returns the turn's images and the parts
+    /// the model gets for them.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] for an image the log cannot keep (over 16 MiB).
+    #[cfg(feature = "bot")]
+    pub fn stage_images(
+        &mut self,
+        images: Vec<PromptImage>,
+    ) -> Result<(Vec<Image>, Vec<ImagePart>), SessionError> {
+        let mut next = self
+            .state()
+            .history
+            .iter()
+            .flat_map(|turn| turn.images())
+            .map(|image| image.id)
+            .max()
+            .unwrap_or(0);
+        let mut logged = Vec::with_capacity(images.len());
+        let mut parts = Vec::with_capacity(images.len());
+        for image in images {
+            next = next.saturating_add(1);
+            parts.push(ImagePart {
+                media_type: image.media_type.clone(),
+                data_base64: base64::engine::general_purpose::STANDARD.encode(&image.bytes),
+            });
+            let snapshot = self.log.stage_image(next, image.bytes)?;
+            logged.push(Image {
+                id: next,
+                path: DurableBytes::from(image.name),
+                media_type: DurableBytes::from(image.media_type),
+                snapshot: Some(snapshot),
+            });
+        }
+        Ok((logged, parts))
     }
 
     /// Appends a committed turn with the session totals after it.

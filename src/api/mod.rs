@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod bench;
+mod config;
 pub mod log;
 #[cfg(feature = "term")]
 pub mod term;

@@ -6,8 +6,6 @@
 //! to typed results. js/host.js also ends every store call at its deadline (`adapterTimeoutMs`)
 //! and abandons them when the agent stops; those come here as coded errors.
 
-use std::collections::HashMap;
-
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -75,8 +73,9 @@ extern "C" {
     fn update(this: &JsHost, turn: u32, update: JsValue);
     #[wasm_bindgen(method, structural)]
     fn text(this: &JsHost, turn: u32, text: &str);
+    /// One event: `{ type, ...detail }`.
     #[wasm_bindgen(method, structural)]
-    fn event(this: &JsHost, kind: &str, detail: JsValue);
+    fn event(this: &JsHost, event: JsValue);
 
     /// `{ promise, abort }`.
     pub type JsOp;
@@ -211,13 +210,6 @@ pub struct JsHostAdapter {
 impl JsHostAdapter {
     pub fn new(js: JsHost) -> Self {
         JsHostAdapter { js }
-    }
-
-    /// The `config()` object js/host.js prepares: `{ env, workspace }`.
-    pub fn read_config(config: &JsValue) -> (HashMap<String, String>, JsValue) {
-        let env: HashMap<String, String> =
-            serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
-        (env, get(config, "workspace"))
     }
 }
 
@@ -506,85 +498,6 @@ impl Ui for JsHostAdapter {
     }
 
     fn event(&self, event: HostEvent) {
-        if let HostEvent::SessionUnsaved {
-            session_id,
-            turns,
-            code,
-            message,
-            bytes,
-        } = event
-        {
-            // The bytes go as a Uint8Array, not as an array of numbers.
-            let detail = to_js(&serde_json::json!({
-                "sessionId": session_id, "turns": turns, "code": code, "error": message,
-            }));
-            let _ = Reflect::set(
-                &detail,
-                &JsValue::from_str("bytes"),
-                &Uint8Array::from(bytes.as_slice()),
-            );
-            self.js.event("session.unsaved", detail);
-            return;
-        }
-        let (kind, detail) = match event {
-            HostEvent::SessionForked { from, to, reason } => (
-                "session.forked",
-                serde_json::json!({ "from": from, "to": to, "reason": reason }),
-            ),
-            HostEvent::RequestRetry {
-                attempt,
-                limit,
-                delay_ms,
-                reason,
-            } => (
-                "request.retry",
-                serde_json::json!({ "attempt": attempt, "limit": limit, "delayMs": delay_ms, "reason": reason }),
-            ),
-            HostEvent::CatalogError { message } => {
-                ("catalog.error", serde_json::json!({ "error": message }))
-            }
-            HostEvent::Usage {
-                turn,
-                input_tokens,
-                output_tokens,
-            } => (
-                "turn.usage",
-                serde_json::json!({ "turn": turn, "inputTokens": input_tokens, "outputTokens": output_tokens }),
-            ),
-            HostEvent::ConfigChanged {
-                id,
-                previous,
-                value,
-                source,
-            } => (
-                "config.changed",
-                serde_json::json!({ "configId": id, "previousValue": previous, "value": value, "source": source }),
-            ),
-            HostEvent::ConfigRestoreError { id, message } => (
-                "config.restore_error",
-                serde_json::json!({ "configId": id, "error": message }),
-            ),
-            HostEvent::ConfigPersistError { id, message } => (
-                "config.persist_error",
-                serde_json::json!({ "configId": id, "error": message }),
-            ),
-            HostEvent::AuthChanged { source, team } => (
-                "auth.changed",
-                serde_json::json!({ "source": source, "team": team }),
-            ),
-            HostEvent::AuthRefreshed { outcome } => {
-                ("auth.refresh", serde_json::json!({ "outcome": outcome }))
-            }
-            HostEvent::AuthRefreshFailed {
-                code,
-                message,
-                signed_out,
-            } => (
-                "auth.refresh_error",
-                serde_json::json!({ "code": code, "error": message, "signedOut": signed_out }),
-            ),
-            HostEvent::SessionUnsaved { .. } => return,
-        };
-        self.js.event(kind, to_js(&detail));
+        self.js.event(to_js(&event));
     }
 }

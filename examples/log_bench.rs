@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use fx_wasm::log::appender::TurnCommit;
 use fx_wasm::log::bench::{generate_session, sample_turn, FixedEnv};
 use fx_wasm::log::usage::UsageSnapshot;
-use fx_wasm::log::{load, read_session, Session};
+use fx_wasm::log::{load, read_session, SessionLog};
 
 const RUNS: usize = 9;
 
@@ -153,7 +153,7 @@ fn main() {
     // Per-commit append cost at 500 and 2000 turns: a usage checkpoint plus a turn, as fx writes.
     for turns in [500usize, 2000] {
         let bytes = generate_session(turns);
-        let Ok(mut session) = Session::load(bytes) else {
+        let Ok(mut session) = SessionLog::load(bytes) else {
             return;
         };
         let mut env = FixedEnv::new(42, 1_800_000_000_000);

@@ -36,9 +36,8 @@ export async function createFxAgent(options = {}) {
     onPermission: options.onPermission,
     emit(type, detail) {
       if (type === 'turn.usage') {
-        // The turn adds it up for its result; listeners see the step's figures.
-        const { turn, inputTokens, outputTokens } = detail;
-        turns.get(turn)?.addUsage(inputTokens, outputTokens);
+        // Listeners see the step's figures (the turn's sum comes with its result).
+        const { inputTokens, outputTokens } = detail;
         events.emit(type, { inputTokens, outputTokens });
         return;
       }
@@ -338,7 +337,6 @@ class Turn {
   #cancelled = false;
   #signal;
   #onAbort;
-  #usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(agent, sessionId, blocks, signal, onSettled) {
     this.#agent = agent;
@@ -348,7 +346,7 @@ class Turn {
     let newSessionId;
     this.result = core.prompt(sessionId, this.#id, blocks).then((end) => {
       newSessionId = end.sessionId;
-      return { stopReason: end.stopReason, usage: { ...this.#usage } };
+      return { stopReason: end.stopReason, usage: end.usage };
     });
     this.stopReason = this.result.then((r) => r.stopReason);
     this.stopReason.catch(() => {});
@@ -367,12 +365,6 @@ class Turn {
       if (signal.aborted) this.cancel();
       else signal.addEventListener('abort', this.#onAbort, { once: true });
     }
-  }
-
-  /** Called by the host object when a model step of this turn reports its token usage. */
-  addUsage(inputTokens, outputTokens) {
-    this.#usage.inputTokens += inputTokens;
-    this.#usage.outputTokens += outputTokens;
   }
 
   /** Called by the host object for each update of this turn. */

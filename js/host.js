@@ -426,8 +426,9 @@ export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configSto
     text(turnId, text) {
       deliver(turnId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
     },
-    event(type, detail) {
-      emit(type, detail ?? {});
+    /** A core event: `{ type, ...detail }`. */
+    event(event) {
+      emit(event.type, event);
     },
   };
 }

@@ -81,6 +81,8 @@ export type FxErrorCode =
   | 'FX_SESSION_REVISION_CONFLICT'
   /** The session store threw, or answered with the wrong shape. */
   | 'FX_SESSION_STORE_FAILED'
+  /** The config store threw, or answered with the wrong shape; the preference is not saved. */
+  | 'FX_CONFIG_STORE_FAILED'
   /** An adapter call that did not answer within `adapterTimeoutMs`; its late answer is ignored. */
   | 'FX_ADAPTER_TIMEOUT'
   /** (`TypeError`) An adapter's result has the wrong shape; fx reports it as that adapter's failure. */

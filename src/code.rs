@@ -68,6 +68,8 @@ codes! {
     SessionRevisionConflict => "FX_SESSION_REVISION_CONFLICT",
     /// The session store threw or answered with the wrong shape.
     SessionStoreFailed => "FX_SESSION_STORE_FAILED",
+    /// The config store threw or answered with the wrong shape (the preference is not saved).
+    ConfigStoreFailed => "FX_CONFIG_STORE_FAILED",
     /// An adapter call that did not answer within `adapterTimeoutMs` (js/host.js).
     AdapterTimeout => "FX_ADAPTER_TIMEOUT",
     /// An adapter result of the wrong shape (js/host.js raises it; the core reads it).

@@ -6,6 +6,9 @@
 //! - [`log`]: the session event log (`event_log_v1`): frames, events, canonical writer, strict
 //!   loader, reducer, appender, native session directory export/import.
 //! - [`gateway`]: the AI Gateway language-model protocol: request builder, SSE decoder, catalog.
+//! - [`caps`]: what the core asks of its host, one small trait per capability; [`caps::Host`]
+//!   is their sum.
+//! - [`net`]: URLs and SSE lines, shared by the gateway and the login.
 //! - [`agent`]: the agent loop, generic over a host.
 //! - [`tools`]: the browser `terminal` tool.
 //! - [`auth`]: Vercel device login.
@@ -17,9 +20,11 @@
 
 pub mod agent;
 pub mod auth;
+pub mod caps;
 pub mod code;
 pub mod gateway;
 pub mod log;
+pub mod net;
 pub mod tools;
 
 pub use code::Code;

@@ -8,11 +8,11 @@ use fx_wasm::agent::context::{history_messages, ContextPolicy};
 use fx_wasm::gateway::prompt::Message;
 use fx_wasm::log::bench::{sample_turn, FixedEnv};
 use fx_wasm::log::types::{Preferences, Provider};
-use fx_wasm::log::{NewSession, Session, SessionState};
+use fx_wasm::log::{NewSession, SessionLog, SessionState};
 
 fn state(turns: usize) -> SessionState {
     let mut env = FixedEnv::new(9, 1_790_000_000_000);
-    let mut s = Session::create(
+    let mut s = SessionLog::create(
         &mut env,
         NewSession {
             workspace_root: "/workspace".into(),

@@ -13,10 +13,10 @@ mod fake_oauth;
 use std::collections::HashMap;
 
 use futures::executor::block_on;
-use fx_wasm::agent::credential::{AuthSource, Credentials, LoginOrigin};
-use fx_wasm::agent::host::HostEvent;
 use fx_wasm::agent::{Agent, AgentConfig};
+use fx_wasm::auth::credentials::{AuthSource, Credentials, LoginOrigin};
 use fx_wasm::auth::{Credential, Issuer, OAuthRecord};
+use fx_wasm::caps::HostEvent;
 
 use fake_host::{text_reply, FakeHost};
 use fake_oauth::{record, store_login, FakeOAuth, ISSUER};
@@ -37,7 +37,7 @@ fn agent(host: &FakeHost, api_key: Option<&str>) -> Agent<FakeHost> {
     Agent::new(host.clone(), AgentConfig::from_env(&env, None).unwrap())
 }
 
-fn header<'a>(request: &'a fx_wasm::agent::host::HttpRequest, name: &str) -> Option<&'a str> {
+fn header<'a>(request: &'a fx_wasm::caps::HttpRequest, name: &str) -> Option<&'a str> {
     request
         .headers
         .iter()
@@ -45,12 +45,12 @@ fn header<'a>(request: &'a fx_wasm::agent::host::HttpRequest, name: &str) -> Opt
         .map(|(_, v)| v.as_str())
 }
 
-fn chat_requests(host: &FakeHost) -> Vec<fx_wasm::agent::host::HttpRequest> {
+fn chat_requests(host: &FakeHost) -> Vec<fx_wasm::caps::HttpRequest> {
     host.state
         .borrow()
         .requests
         .iter()
-        .filter(|r| r.method == "POST")
+        .filter(|r| r.method == fx_wasm::caps::Method::Post)
         .cloned()
         .collect()
 }
@@ -173,7 +173,7 @@ fn a_stored_login_is_restored_and_used_with_its_team() {
         .borrow()
         .requests
         .iter()
-        .find(|r| r.method == "GET")
+        .find(|r| r.method == fx_wasm::caps::Method::Get)
         .cloned()
         .unwrap();
     assert_eq!(

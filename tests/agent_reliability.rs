@@ -13,10 +13,10 @@ use std::pin::pin;
 
 use futures::executor::block_on;
 use futures::future::{select, Either};
-use fx_wasm::agent::acp::{StopReason, ToolStatus, Update};
-use fx_wasm::agent::host::{HostEvent, StoreError};
 use fx_wasm::agent::model::is_event_stream;
 use fx_wasm::agent::{Agent, AgentConfig};
+use fx_wasm::caps::acp::{StopReason, ToolStatus, Update};
+use fx_wasm::caps::{Failure, HostEvent, Store, StoreError};
 use fx_wasm::log::turn::{HistoryTurn, TerminalReason};
 use fx_wasm::tools::workspace::RawWorkspace;
 use support::fake_host::{sse, text_reply, tool_reply, FakeHost, Reply};
@@ -38,7 +38,7 @@ fn agent(host: &FakeHost, workspace: Option<&str>) -> Agent<FakeHost> {
 }
 
 fn history(bytes: Vec<u8>) -> Vec<HistoryTurn> {
-    fx_wasm::log::Session::load(bytes)
+    fx_wasm::log::SessionLog::load(bytes)
         .unwrap()
         .state()
         .history
@@ -53,15 +53,20 @@ fn user_texts(bytes: Vec<u8>) -> Vec<String> {
 }
 
 fn failed(message: &str) -> StoreError {
-    StoreError::Failed {
-        method: "commit",
-        message: message.into(),
-    }
+    commit_failure(Failure::Threw, message)
+}
+
+fn commit_failure(failure: Failure, message: &str) -> StoreError {
+    StoreError::failed(Store::Session, "commit", failure, message.into())
 }
 
 fn model_header(host: &FakeHost) -> String {
     let state = host.state.borrow();
-    let chat = state.requests.iter().rfind(|r| r.method == "POST").unwrap();
+    let chat = state
+        .requests
+        .iter()
+        .rfind(|r| r.method == fx_wasm::caps::Method::Post)
+        .unwrap();
     chat.headers
         .iter()
         .find(|(n, _)| n == "ai-language-model-id")
@@ -95,17 +100,19 @@ fn unsaved(host: &FakeHost) -> Vec<(String, usize, &'static str, String, Vec<u8>
 
 #[test]
 fn store_error_codes() {
-    let message = || "x".to_owned();
     assert_eq!(
-        StoreError::RevisionConflict.code(),
+        StoreError::RevisionConflict {
+            store: Store::Session
+        }
+        .code(),
         "FX_SESSION_REVISION_CONFLICT"
     );
     assert_eq!(failed("x").code(), "FX_SESSION_STORE_FAILED");
-    let invalid = StoreError::Invalid { message: message() };
+    let invalid = commit_failure(Failure::Invalid, "x");
     assert_eq!(invalid.code(), "FX_SESSION_STORE_FAILED");
-    let timed_out = StoreError::TimedOut { message: message() };
+    let timed_out = commit_failure(Failure::TimedOut, "x");
     assert_eq!(timed_out.code(), "FX_ADAPTER_TIMEOUT");
-    let abandoned = StoreError::Abandoned { message: message() };
+    let abandoned = commit_failure(Failure::Abandoned, "x");
     assert_eq!(abandoned.code(), "FX_AGENT_CLOSED");
 }
 
@@ -130,7 +137,7 @@ fn a_refused_model_change_is_taken_back_everywhere() {
     host.reply(text_reply(&["ok"]));
     block_on(agent.prompt(&id, 1, "which model?".into())).unwrap();
     assert_eq!(model_header(&host), "moonshotai/kimi-k3");
-    let stored = fx_wasm::log::Session::load(host.stored(&id)).unwrap();
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
     assert_eq!(stored.state().preferences.model, "moonshotai/kimi-k3");
     assert!(host.stored(&id).starts_with(&before));
 }
@@ -146,7 +153,7 @@ fn a_refused_effort_or_rename_is_taken_back() {
     host.state.borrow_mut().fail_commit = None;
     host.reply(text_reply(&["ok"]));
     block_on(agent.prompt(&id, 1, "hi".into())).unwrap();
-    let stored = fx_wasm::log::Session::load(host.stored(&id)).unwrap();
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
     assert_eq!(stored.state().preferences.effort, "auto");
     assert_eq!(stored.title(), None);
 }
@@ -157,9 +164,10 @@ fn a_commit_of_ours_that_landed_late_is_not_a_fork() {
     let agent = agent(&host, None);
     let id = block_on(agent.create_session()).unwrap().session_id;
     host.reply(text_reply(&["one"]));
-    host.state.borrow_mut().fail_commit = Some(StoreError::TimedOut {
-        message: "sessionStore.commit() did not answer within 10 ms".into(),
-    });
+    host.state.borrow_mut().fail_commit = Some(commit_failure(
+        Failure::TimedOut,
+        "sessionStore.commit() did not answer within 10 ms",
+    ));
     let error = block_on(agent.prompt(&id, 1, "first".into())).unwrap_err();
     assert_eq!(error.code(), "FX_ADAPTER_TIMEOUT");
     host.state.borrow_mut().fail_commit = None;
@@ -234,9 +242,10 @@ fn a_turn_the_stop_ended_reports_its_session() {
         futures::join!(agent.prompt(&id, 1, "interrupted".into()), async {
             host.until_waiting().await;
             // js/host.js abandons the commit the stopped turn makes, if the store hangs.
-            host.state.borrow_mut().fail_commit = Some(StoreError::Abandoned {
-                message: "sessionStore.commit() was abandoned".into(),
-            });
+            host.state.borrow_mut().fail_commit = Some(commit_failure(
+                Failure::Abandoned,
+                "sessionStore.commit() was abandoned",
+            ));
             agent.shutdown();
         })
     });

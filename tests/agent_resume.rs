@@ -99,7 +99,7 @@ fn projected_history_matches_what_fx_sent() {
                 continue;
             };
             let prefix: String = lines[..cut].concat();
-            let session = fx_wasm::log::Session::load(prefix.into_bytes()).unwrap();
+            let session = fx_wasm::log::SessionLog::load(prefix.into_bytes()).unwrap();
             let policy = ContextPolicy {
                 max_history_turns: 8,
                 budget_tokens: u64::MAX,

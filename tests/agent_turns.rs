@@ -8,10 +8,10 @@ mod support;
 use std::collections::HashMap;
 
 use futures::executor::block_on;
-use fx_wasm::agent::acp::{PermissionAnswer, StopReason, Update};
-use fx_wasm::agent::host::{ExecResult, HostEvent};
 use fx_wasm::agent::replay::Replayed;
 use fx_wasm::agent::{Agent, AgentConfig};
+use fx_wasm::caps::acp::{PermissionAnswer, StopReason, Update};
+use fx_wasm::caps::{ExecOutcome, HostEvent};
 use fx_wasm::log::turn::{HistoryTurn, TerminalReason};
 use fx_wasm::tools::workspace::RawWorkspace;
 use support::fake_host::{sse, text_reply, tool_reply, FakeHost, Reply};
@@ -38,7 +38,7 @@ fn agent(host: &FakeHost, ws: Option<&str>) -> Agent<FakeHost> {
 }
 
 fn history(host: &FakeHost, id: &str) -> Vec<HistoryTurn> {
-    fx_wasm::log::Session::load(host.stored(id))
+    fx_wasm::log::SessionLog::load(host.stored(id))
         .unwrap()
         .state()
         .history
@@ -63,7 +63,11 @@ fn streamed_text_turn() {
         .get("tools")
         .is_some_and(|t| t.as_array().unwrap().is_empty()));
     let state = host.state.borrow();
-    let chat = state.requests.iter().find(|r| r.method == "POST").unwrap();
+    let chat = state
+        .requests
+        .iter()
+        .find(|r| r.method == fx_wasm::caps::Method::Post)
+        .unwrap();
     let header = |name: &str| {
         chat.headers
             .iter()
@@ -382,7 +386,7 @@ fn config_is_restored_and_persisted_only_when_accepted() {
         "test/other"
     );
     // The model change is in the log.
-    let state = fx_wasm::log::Session::load(host.stored(&opened.session_id)).unwrap();
+    let state = fx_wasm::log::SessionLog::load(host.stored(&opened.session_id)).unwrap();
     assert_eq!(state.state().preferences.model, "test/other");
 }
 
@@ -401,7 +405,7 @@ fn list_open_remove_and_settle_an_unfinished_turn() {
         }
     });
     let bytes = host.stored(&id);
-    assert!(fx_wasm::log::Session::load(bytes)
+    assert!(fx_wasm::log::SessionLog::load(bytes)
         .unwrap()
         .state()
         .recovery_checkpoint
@@ -424,5 +428,5 @@ fn list_open_remove_and_settle_an_unfinished_turn() {
     assert!(listed.iter().any(|l| l.session_id == id));
     block_on(agent2.remove_session(&id)).unwrap();
     assert!(block_on(agent2.list_sessions()).unwrap().is_empty());
-    let _ = ExecResult::TimedOut;
+    let _ = ExecOutcome::TimedOut;
 }

@@ -14,9 +14,10 @@ use fakes::*;
 use fx_wasm::auth::device::DEVICE_CODE_GRANT;
 use fx_wasm::auth::endpoints::{PUBLIC_CLIENT_ID, SCOPE};
 use fx_wasm::auth::{
-    save_new_session, AuthConfig, AuthError, DeviceLogin, Issuer, Method, OAuthRecord, PollOutcome,
-    Step, TeamChoice,
+    save_login, AuthConfig, AuthError, DeviceLogin, Issuer, OAuthRecord, PollOutcome, Step,
+    TeamChoice,
 };
+use fx_wasm::caps::Method;
 
 const T0: u64 = 1_700_000_000_000;
 
@@ -47,6 +48,7 @@ fn start(transport: &FakeTransport, clock: &FakeClock) -> DeviceLogin {
     block_on(DeviceLogin::start(
         transport,
         clock,
+        &never(),
         &AuthConfig::production(),
     ))
     .unwrap()
@@ -54,8 +56,8 @@ fn start(transport: &FakeTransport, clock: &FakeClock) -> DeviceLogin {
 
 /// Advances to the next due poll and polls.
 fn tick(login: &DeviceLogin, transport: &FakeTransport, clock: &FakeClock) -> PollOutcome {
-    clock.set(clock.0.get().max(login.next_poll_at_ms()));
-    block_on(login.poll(transport, clock))
+    clock.set(clock.now().max(login.next_poll_at_ms()));
+    block_on(login.poll(transport, clock, &never()))
 }
 
 #[test]
@@ -80,7 +82,7 @@ fn full_sign_in_after_two_pending_polls() {
     assert_eq!(code.interval_ms, 1_000);
 
     // Not due yet: nothing is sent.
-    let early = block_on(login.poll(&transport, &clock));
+    let early = block_on(login.poll(&transport, &clock, &never()));
     assert!(
         matches!(early, PollOutcome::NotDue { next_poll_at_ms } if next_poll_at_ms == T0 + 1_000)
     );
@@ -98,7 +100,7 @@ fn full_sign_in_after_two_pending_polls() {
     };
     assert_eq!(transport.count(TOKEN_URL), 3);
     assert!(matches!(
-        block_on(login.poll(&transport, &clock)),
+        block_on(login.poll(&transport, &clock, &never())),
         PollOutcome::AlreadyFinished
     ));
     assert_eq!(transport.count(TOKEN_URL), 3);
@@ -115,15 +117,16 @@ fn full_sign_in_after_two_pending_polls() {
         assert_eq!(poll.field("grant_type"), Some(DEVICE_CODE_GRANT));
         assert_eq!(poll.field("device_code"), Some(DEVICE_CODE));
         assert_eq!(poll.field("client_id"), Some(PUBLIC_CLIENT_ID));
-        assert_eq!(poll.timeout_ms, 15_000);
     }
+    // Each request (discovery, device, three polls) runs within its 15 s deadline.
+    assert_eq!(*clock.deadlines.borrow(), vec![15_000; 5]);
 
     assert_eq!(authorized.access_token().expose(), ACCESS);
     assert_eq!(authorized.granted_scope(), "openid offline_access");
-    let now = clock.0.get();
+    let now = clock.now();
     assert_eq!(authorized.expires_at_ms(), now + 3_600_000);
     assert_eq!(
-        block_on(authorized.team_choice(&transport)),
+        block_on(authorized.team_choice(&transport, &clock, &never())),
         TeamChoice::NoTeams
     );
     assert_eq!(
@@ -133,7 +136,7 @@ fn full_sign_in_after_two_pending_polls() {
 
     let record = authorized.into_record(None);
     let store = FakeStore::new();
-    let revision = block_on(save_new_session(&store, &record)).unwrap();
+    let revision = block_on(save_login(&store, &record)).unwrap();
     assert_eq!(store.revision(), Some(revision));
     assert_eq!(
         *store.calls.borrow(),
@@ -166,13 +169,13 @@ fn slow_down_adds_five_seconds() {
     assert_eq!(login.interval_ms(), 6_000);
     clock.set(T0 + 6_999);
     assert!(matches!(
-        block_on(login.poll(&transport, &clock)),
+        block_on(login.poll(&transport, &clock, &never())),
         PollOutcome::NotDue { .. }
     ));
     assert_eq!(transport.count(TOKEN_URL), 1);
     clock.set(T0 + 7_000);
     assert!(
-        matches!(block_on(login.poll(&transport, &clock)), PollOutcome::Pending { next_poll_at_ms } if next_poll_at_ms == T0 + 13_000)
+        matches!(block_on(login.poll(&transport, &clock, &never())), PollOutcome::Pending { next_poll_at_ms } if next_poll_at_ms == T0 + 13_000)
     );
 }
 
@@ -223,7 +226,7 @@ fn local_expiry_stops_polling_without_a_request() {
     }
     clock.set(T0 + 3_000);
     assert!(matches!(
-        block_on(login.poll(&transport, &clock)),
+        block_on(login.poll(&transport, &clock, &never())),
         PollOutcome::Expired
     ));
     assert_eq!(transport.count(TOKEN_URL), 2);
@@ -237,15 +240,21 @@ fn pending_after_the_code_lifetime_counts_as_expired() {
     clock.set(T0 + 59_999);
     // The request goes out just before expiry; the answer arrives after it.
     struct LateClock<'a>(&'a FakeClock);
-    impl fx_wasm::auth::Clock for LateClock<'_> {
-        fn now_ms(&self) -> u64 {
-            let now = self.0 .0.get();
+    impl fx_wasm::caps::Clock for LateClock<'_> {
+        fn now_ms(&self) -> i64 {
+            let now = self.0.now();
             self.0.set(now + 1);
-            now
+            now as i64
+        }
+        async fn sleep(&self, ms: u32) {
+            self.0.sleep(ms).await;
+        }
+        async fn deadline(&self, ms: u32) {
+            self.0.deadline(ms).await;
         }
     }
     assert!(matches!(
-        block_on(login.poll(&transport, &LateClock(&clock))),
+        block_on(login.poll(&transport, &LateClock(&clock), &never())),
         PollOutcome::Expired
     ));
 }
@@ -255,12 +264,15 @@ fn other_oauth_errors_and_transport_failures_fail() {
     for reply in [
         oauth_error("invalid_client"),
         status(500, "<html>oops</html>"),
-        Reply::Fail(fx_wasm::auth::TransportError::TimedOut),
+        Reply::Hang,
         Reply::Bytes(200, vec![b' '; 64 * 1024 + 1]),
     ] {
+        // A request that never answers ends at its deadline.
+        let times_out = matches!(reply, Reply::Hang);
         let transport = scripted(vec![reply]);
         let clock = FakeClock::at(T0);
         let login = start(&transport, &clock);
+        clock.expire.set(times_out);
         let outcome = tick(&login, &transport, &clock);
         assert!(matches!(outcome, PollOutcome::Failed(_)), "{outcome:?}");
     }
@@ -364,7 +376,7 @@ fn teams_zero_one_many_and_failure() {
         let PollOutcome::Authorized(authorized) = tick(&login, &transport, &clock) else {
             panic!("expected authorization");
         };
-        let choice = block_on(authorized.team_choice(&transport));
+        let choice = block_on(authorized.team_choice(&transport, &clock, &never()));
         match (expected, &choice) {
             (0, TeamChoice::NoTeams) => {}
             (1, TeamChoice::Single(team)) => {
@@ -410,7 +422,7 @@ fn custom_client_id_falls_back_once_on_invalid_client() {
     let clock = FakeClock::at(T0);
     let config = AuthConfig::from_env(None, Some(" cl_custom ")).unwrap();
     assert_eq!(config.client_id, "cl_custom");
-    let login = block_on(DeviceLogin::start(&transport, &clock, &config)).unwrap();
+    let login = block_on(DeviceLogin::start(&transport, &clock, &never(), &config)).unwrap();
     assert_eq!(login.client_id(), PUBLIC_CLIENT_ID);
     assert_eq!(login.code().interval_ms, 5_000, "interval defaults to 5 s");
     assert_eq!(transport.count(DEVICE_URL), 2);
@@ -425,6 +437,7 @@ fn custom_client_id_falls_back_once_on_invalid_client() {
     let error = block_on(DeviceLogin::start(
         &transport,
         &clock,
+        &never(),
         &AuthConfig::production(),
     ))
     .unwrap_err();
@@ -461,6 +474,7 @@ fn device_responses_are_checked() {
         let error = block_on(DeviceLogin::start(
             &transport,
             &clock,
+            &never(),
             &AuthConfig::production(),
         ))
         .unwrap_err();
@@ -491,7 +505,8 @@ fn cancel_discards_a_token_that_arrives_later() {
     let login = start(&transport, &clock);
     transport.yield_once.set(true);
     clock.set(login.next_poll_at_ms());
-    let mut poll = pin!(login.poll(&transport, &clock));
+    let cancel = never();
+    let mut poll = pin!(login.poll(&transport, &clock, &cancel));
     let mut cx = Context::from_waker(Waker::noop());
     assert!(
         poll.as_mut().poll(&mut cx).is_pending(),
@@ -499,7 +514,7 @@ fn cancel_discards_a_token_that_arrives_later() {
     );
     assert!(
         matches!(
-            block_on(login.poll(&transport, &clock)),
+            block_on(login.poll(&transport, &clock, &never())),
             PollOutcome::NotDue { .. }
         ),
         "no second request while one is in flight"
@@ -527,7 +542,8 @@ fn dropping_a_poll_mid_request_lets_the_next_tick_poll_again() {
     transport.yield_once.set(true);
     clock.set(login.next_poll_at_ms());
     {
-        let mut poll = pin!(login.poll(&transport, &clock));
+        let cancel = never();
+        let mut poll = pin!(login.poll(&transport, &clock, &cancel));
         let mut cx = Context::from_waker(Waker::noop());
         assert!(poll.as_mut().poll(&mut cx).is_pending());
     }
@@ -559,9 +575,9 @@ fn wait_drives_the_flow_with_a_sleeper() {
     ]);
     let clock = FakeClock::at(T0);
     let login = start(&transport, &clock);
-    let outcome = block_on(login.wait(&transport, &clock, &ClockSleeper(&clock)));
+    let outcome = block_on(login.wait(&transport, &clock, &never()));
     assert!(matches!(outcome, PollOutcome::Authorized(_)));
-    assert_eq!(clock.0.get(), T0 + 1_000 + 1_000 + 6_000);
+    assert_eq!(clock.now(), T0 + 1_000 + 1_000 + 6_000);
 }
 
 #[test]
@@ -573,6 +589,7 @@ fn discovery_failures_stop_the_start() {
         block_on(DeviceLogin::start(
             &transport,
             &clock,
+            &never(),
             &AuthConfig::production()
         )),
         Err(AuthError::MalformedResponse {
@@ -586,6 +603,7 @@ fn discovery_failures_stop_the_start() {
         block_on(DeviceLogin::start(
             &transport,
             &clock,
+            &never(),
             &AuthConfig::production()
         )),
         Err(AuthError::Rejected {
@@ -603,6 +621,7 @@ fn discovery_failures_stop_the_start() {
     let error = block_on(DeviceLogin::start(
         &transport,
         &clock,
+        &never(),
         &AuthConfig::production(),
     ))
     .unwrap_err();
@@ -643,11 +662,12 @@ fn loopback_issuer_runs_the_whole_flow() {
         .on(Method::Get, "http://127.0.0.1:4100/v2/teams", vec![ok(r#"{"teams":[{"id":"t","slug":"s"}]}"#)]);
     let config = AuthConfig::from_env(Some("http://127.0.0.1:4100/"), None).unwrap();
     let clock = FakeClock::at(T0);
-    let login = block_on(DeviceLogin::start(&transport, &clock, &config)).unwrap();
+    let login = block_on(DeviceLogin::start(&transport, &clock, &never(), &config)).unwrap();
     let PollOutcome::Authorized(authorized) = tick(&login, &transport, &clock) else {
         panic!("expected authorization");
     };
-    let TeamChoice::Single(team) = block_on(authorized.team_choice(&transport)) else {
+    let TeamChoice::Single(team) = block_on(authorized.team_choice(&transport, &clock, &never()))
+    else {
         panic!("expected one team");
     };
     let record = authorized.into_record(Some(&team));

@@ -1,5 +1,6 @@
-//! Fakes for the auth tests: a scripted transport that records requests, a revisioned in-memory
-//! store, a settable clock and a sleeper that advances it, and a tiny executor.
+//! Fakes for the auth tests: a scripted HTTP host that records requests, a revisioned in-memory
+//! store, a settable clock whose sleeps advance it and whose deadlines it records, and a tiny
+//! executor.
 //!
 //! Included by the other `auth_*` test files with `#[path = "auth_fakes.rs"] mod fakes;`; on its
 //! own it only checks the fakes themselves.
@@ -13,9 +14,9 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use fx_wasm::auth::{
-    Clock, HttpRequest, HttpResponse, Method, OAuthStore, RemoveOutcome, Sleeper, StoreError,
-    Transport, TransportError,
+use fx_wasm::caps::{
+    Cancel, Clock, FetchError, Http, HttpRequest, HttpResponse, Method, OAuthStore, RemoveOutcome,
+    ResponseBody, Store, StoreError, StoredRecord,
 };
 
 pub const ISSUER: &str = "https://vercel.com";
@@ -49,7 +50,10 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 pub enum Reply {
     Json(u16, String),
     Bytes(u16, Vec<u8>),
-    Fail(TransportError),
+    /// `fetch` rejects.
+    Fail(String),
+    /// No answer until the request is cancelled (its deadline, with [`FakeClock::expire`]).
+    Hang,
 }
 
 pub fn ok(json: &str) -> Reply {
@@ -71,7 +75,6 @@ pub struct Seen {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub form: Vec<(String, String)>,
-    pub timeout_ms: u32,
 }
 
 impl Seen {
@@ -188,10 +191,7 @@ impl FakeTransport {
                 }
             }
         }
-        Reply::Fail(TransportError::Failed(format!(
-            "no scripted reply for {}",
-            seen.url
-        )))
+        Reply::Fail(format!("no scripted reply for {}", seen.url))
     }
 }
 
@@ -209,28 +209,49 @@ impl Future for YieldOnce {
     }
 }
 
-impl Transport for FakeTransport {
-    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+/// A body that arrives in one chunk.
+pub struct OneChunk(Option<Vec<u8>>);
+
+impl ResponseBody for OneChunk {
+    async fn next_chunk(&mut self, _cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError> {
+        Ok(self.0.take())
+    }
+}
+
+impl Http for FakeTransport {
+    type Body = OneChunk;
+
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &Cancel,
+    ) -> Result<HttpResponse<OneChunk>, FetchError> {
         let seen = Seen {
             method: request.method,
             url: request.url.clone(),
             headers: request.headers.clone(),
             form: decode_form(&String::from_utf8(request.body.clone()).unwrap()),
-            timeout_ms: request.timeout_ms,
         };
         let reply = self.answer(&seen);
         self.seen.borrow_mut().push(seen);
         if self.yield_once.get() {
             YieldOnce(false).await;
         }
-        match reply {
-            Reply::Json(status, body) => Ok(HttpResponse {
-                status,
-                body: body.into_bytes(),
-            }),
-            Reply::Bytes(status, body) => Ok(HttpResponse { status, body }),
-            Reply::Fail(error) => Err(error),
-        }
+        let (status, body) = match reply {
+            Reply::Json(status, body) => (status, body.into_bytes()),
+            Reply::Bytes(status, body) => (status, body),
+            Reply::Fail(message) => return Err(FetchError::Network(message)),
+            Reply::Hang => {
+                cancel.cancelled().await;
+                return Err(FetchError::Cancelled);
+            }
+        };
+        Ok(HttpResponse {
+            status,
+            retry_after: None,
+            content_type: None,
+            body: OneChunk(Some(body)),
+        })
     }
 }
 
@@ -269,34 +290,56 @@ pub fn percent_decode(text: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// Settable wall clock.
-pub struct FakeClock(pub Cell<u64>);
+/// Settable wall clock: sleeps move it forward; deadlines are recorded and never fire unless
+/// [`FakeClock::expire`] is set (then at once).
+#[derive(Default)]
+pub struct FakeClock {
+    pub ms: Cell<u64>,
+    /// Every deadline asked for, in ms.
+    pub deadlines: RefCell<Vec<u32>>,
+    pub expire: Cell<bool>,
+}
 
 impl FakeClock {
     pub fn at(ms: u64) -> Self {
-        Self(Cell::new(ms))
+        Self {
+            ms: Cell::new(ms),
+            ..Self::default()
+        }
+    }
+    pub fn now(&self) -> u64 {
+        self.ms.get()
     }
     pub fn advance(&self, ms: u64) {
-        self.0.set(self.0.get() + ms);
+        self.ms.set(self.ms.get() + ms);
     }
     pub fn set(&self, ms: u64) {
-        self.0.set(ms);
+        self.ms.set(ms);
     }
 }
 
 impl Clock for FakeClock {
-    fn now_ms(&self) -> u64 {
-        self.0.get()
+    fn now_ms(&self) -> i64 {
+        self.ms.get() as i64
+    }
+    async fn sleep(&self, ms: u32) {
+        self.advance(u64::from(ms));
+    }
+    // Recorded when asked for, whether or not the exchange waits on it.
+    fn deadline(&self, ms: u32) -> impl Future<Output = ()> {
+        self.deadlines.borrow_mut().push(ms);
+        let expire = self.expire.get();
+        async move {
+            if !expire {
+                std::future::pending::<()>().await;
+            }
+        }
     }
 }
 
-/// A sleeper that moves the fake clock forward.
-pub struct ClockSleeper<'a>(pub &'a FakeClock);
-
-impl Sleeper for ClockSleeper<'_> {
-    async fn sleep(&self, ms: u64) {
-        self.0.advance(ms);
-    }
+/// A cancel nobody sets.
+pub fn never() -> Cancel {
+    Cancel::new()
 }
 
 /// What the store holds: bytes and revision.
@@ -355,16 +398,39 @@ impl FakeStore {
     }
 }
 
+/// The conflict the store answers.
+pub const CONFLICT: StoreError = StoreError::RevisionConflict {
+    store: Store::OAuth,
+};
+
+/// A failure of the store's `method` with `message` (as when the store threw).
+pub fn store_failed(method: &'static str, message: &str) -> StoreError {
+    StoreError::failed(
+        Store::OAuth,
+        method,
+        fx_wasm::caps::Failure::Threw,
+        message.to_owned(),
+    )
+}
+
 impl OAuthStore for FakeStore {
-    async fn load(&self) -> Result<Option<(Vec<u8>, String)>, StoreError> {
+    async fn oauth_load(&self) -> Result<Option<StoredRecord>, StoreError> {
         self.calls.borrow_mut().push(("load", None));
         if let Some(error) = self.take_failure("load") {
             return Err(error);
         }
-        Ok(self.slot.borrow().clone())
+        Ok(self
+            .slot
+            .borrow()
+            .clone()
+            .map(|(bytes, revision)| StoredRecord { bytes, revision }))
     }
 
-    async fn commit(&self, bytes: Vec<u8>, expected: Option<&str>) -> Result<String, StoreError> {
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
         self.calls
             .borrow_mut()
             .push(("commit", expected.map(str::to_owned)));
@@ -375,12 +441,12 @@ impl OAuthStore for FakeStore {
             hook(self);
         }
         if self.current().as_deref() != expected {
-            return Err(StoreError::RevisionConflict);
+            return Err(CONFLICT);
         }
         Ok(self.put(&bytes))
     }
 
-    async fn remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, StoreError> {
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, StoreError> {
         self.calls
             .borrow_mut()
             .push(("remove", expected.map(str::to_owned)));
@@ -391,7 +457,7 @@ impl OAuthStore for FakeStore {
             hook(self);
         }
         if self.current().as_deref() != expected {
-            return Err(StoreError::RevisionConflict);
+            return Err(CONFLICT);
         }
         Ok(match self.slot.borrow_mut().take() {
             Some(_) => RemoveOutcome::Deleted,
@@ -421,27 +487,27 @@ pub fn assert_no_secret(text: &str) {
 #[test]
 fn store_fake_enforces_revisions() {
     let store = FakeStore::new();
-    let r1 = block_on(store.commit(b"a".to_vec(), None)).unwrap();
+    let r1 = block_on(store.oauth_commit(b"a".to_vec(), None)).unwrap();
     assert_eq!(
-        block_on(store.commit(b"b".to_vec(), None)),
-        Err(StoreError::RevisionConflict)
+        block_on(store.oauth_commit(b"b".to_vec(), None)),
+        Err(CONFLICT)
     );
-    let r2 = block_on(store.commit(b"b".to_vec(), Some(&r1))).unwrap();
+    let r2 = block_on(store.oauth_commit(b"b".to_vec(), Some(&r1))).unwrap();
     assert_ne!(r1, r2);
+    assert_eq!(block_on(store.oauth_remove(Some(&r1))), Err(CONFLICT));
     assert_eq!(
-        block_on(store.remove(Some(&r1))),
-        Err(StoreError::RevisionConflict)
-    );
-    assert_eq!(
-        block_on(store.remove(Some(&r2))),
+        block_on(store.oauth_remove(Some(&r2))),
         Ok(RemoveOutcome::Deleted)
     );
-    assert_eq!(block_on(store.remove(None)), Ok(RemoveOutcome::Missing));
+    assert_eq!(
+        block_on(store.oauth_remove(None)),
+        Ok(RemoveOutcome::Missing)
+    );
 }
 
 #[test]
 fn form_decoder_round_trips() {
-    let body = fx_wasm::auth::endpoints::form_encode(&[("a b", "x/y+z~"), ("é", "")]);
+    let body = fx_wasm::auth::exchange::form_encode(&[("a b", "x/y+z~"), ("é", "")]);
     assert_eq!(body, "a%20b=x%2Fy%2Bz~&%C3%A9=");
     assert_eq!(
         decode_form(&body),

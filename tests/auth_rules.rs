@@ -5,13 +5,15 @@
 mod fakes;
 
 use fakes::*;
-use fx_wasm::auth::endpoints::{client_id_from_env, form_encode, PUBLIC_CLIENT_ID};
-use fx_wasm::auth::transport::TransportError;
+use fx_wasm::auth::endpoints::{client_id_from_env, PUBLIC_CLIENT_ID};
+use fx_wasm::auth::exchange::{form_encode, get_json, post_form};
 use fx_wasm::auth::{
-    logout, resolve_credential, AuthConfig, AuthError, Credential, DeviceLogin, Endpoints,
-    HttpRequest, HttpResponse, Issuer, Method, OAuthRecord, PollOutcome, RecordInvalid, Secret,
-    Step, StoreError, StoreOp, Team, TeamChoice,
+    logout, resolve_credential, AuthConfig, AuthError, Credential, DeviceLogin, Endpoints, Issuer,
+    OAuthRecord, PollOutcome, RecordInvalid, Secret, Step, StoreOp, Team, TeamChoice,
 };
+use fx_wasm::caps::http::ExchangeError;
+use fx_wasm::caps::http::WholeBody;
+use fx_wasm::caps::{HttpResponse, Method};
 use proptest::prelude::*;
 
 #[test]
@@ -397,11 +399,11 @@ fn tokens_never_appear_in_debug_or_display() {
         AuthError::IssuerOverrideRejected { reason: "x" },
         AuthError::Transport {
             step: Step::Refresh,
-            source: TransportError::Failed("net".into()),
+            source: ExchangeError::Failed("net".into()),
         },
         AuthError::Transport {
             step: Step::Teams,
-            source: TransportError::TimedOut,
+            source: ExchangeError::TimedOut,
         },
         AuthError::ResponseTooLarge {
             step: Step::DeviceToken,
@@ -444,31 +446,26 @@ fn tokens_never_appear_in_debug_or_display() {
         let _ = error.is_retryable();
     }
     assert_eq!(codes.len(), 14, "one code per variant");
-    texts.push(format!(
-        "{:?} {}",
-        StoreError::RevisionConflict,
-        StoreError::RevisionConflict
-    ));
+    texts.push(format!("{CONFLICT:?} {CONFLICT}"));
 
     let record = sample_record();
     texts.push(format!("{record:?} {record:#?}"));
     let credential = Credential::from_record(&record);
     texts.push(format!("{credential:?}"));
     texts.push(format!("{:?}", Secret::new(ACCESS.into())));
-    let request = HttpRequest::post_form(
+    let request = post_form(
         TOKEN_URL.into(),
         &[("refresh_token", REFRESH), ("device_code", DEVICE_CODE)],
     );
     texts.push(format!("{request:?}"));
-    texts.push(format!(
-        "{:?}",
-        HttpRequest::get_json(TEAMS_URL.into(), Some(ACCESS))
-    ));
+    texts.push(format!("{:?}", get_json(TEAMS_URL.into(), Some(ACCESS))));
     texts.push(format!(
         "{:?}",
         HttpResponse {
             status: 200,
-            body: format!(r#"{{"access_token":"{ACCESS}"}}"#).into_bytes()
+            retry_after: None,
+            content_type: None,
+            body: WholeBody::new(format!(r#"{{"access_token":"{ACCESS}"}}"#).into_bytes())
         }
     ));
 
@@ -500,18 +497,18 @@ fn tokens_never_appear_in_debug_or_display() {
         .always(Method::Post, REVOKE_URL, status(400, r#"{"error":"unsupported_token_type"}"#));
     let clock = FakeClock::at(1_700_000_000_000);
     let config = AuthConfig::production();
-    let login = block_on(DeviceLogin::start(&transport, &clock, &config)).unwrap();
+    let login = block_on(DeviceLogin::start(&transport, &clock, &never(), &config)).unwrap();
     texts.push(format!("{login:?} {:?}", login.code()));
     let authorized = loop {
         clock.set(login.next_poll_at_ms());
-        let outcome = block_on(login.poll(&transport, &clock));
+        let outcome = block_on(login.poll(&transport, &clock, &never()));
         texts.push(format!("{outcome:?} {:?}", outcome.message()));
         if let PollOutcome::Authorized(authorized) = outcome {
             break authorized;
         }
     };
     texts.push(format!("{authorized:?}"));
-    let choice = block_on(authorized.team_choice(&transport));
+    let choice = block_on(authorized.team_choice(&transport, &clock, &never()));
     texts.push(format!("{choice:?}"));
     let TeamChoice::Pick(teams) = choice else {
         panic!("expected a pick")
@@ -520,14 +517,14 @@ fn tokens_never_appear_in_debug_or_display() {
     let record = authorized.into_record(Some(team));
     texts.push(format!("{record:?}"));
     let store = FakeStore::new();
-    block_on(fx_wasm::auth::save_new_session(&store, &record)).unwrap();
+    block_on(fx_wasm::auth::save_login(&store, &record)).unwrap();
 
     clock.set(record.expires_at_ms);
     let resolution = block_on(resolve_credential(&store, &transport, &clock, &config)).unwrap();
     texts.push(format!("{resolution:?}"));
-    let loaded = block_on(fx_wasm::auth::load_session(&store, &config.issuer)).unwrap();
+    let loaded = block_on(fx_wasm::auth::load_login(&store, &config.issuer)).unwrap();
     texts.push(format!("{loaded:?}"));
-    let report = block_on(logout(&store, &transport, &config));
+    let report = block_on(logout(&store, &transport, &clock, &config));
     texts.push(format!(
         "{report:?} {} {:?}",
         report.local.message(),
@@ -544,7 +541,7 @@ fn tokens_never_appear_in_debug_or_display() {
             &format!(r#"{{"error":"{ACCESS}","error_description":"{REFRESH}"}}"#),
         )],
     );
-    let error = block_on(DeviceLogin::start(&leaky, &clock, &config)).unwrap_err();
+    let error = block_on(DeviceLogin::start(&leaky, &clock, &never(), &config)).unwrap_err();
     texts.push(format!("{error:?} {error}"));
 
     for text in &texts {

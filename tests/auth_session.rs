@@ -9,10 +9,10 @@ mod fakes;
 use fakes::*;
 use fx_wasm::auth::endpoints::PUBLIC_CLIENT_ID;
 use fx_wasm::auth::{
-    load_session, logout, refresh, resolve_credential, save_new_session, AuthConfig, AuthError,
-    Issuer, LoadedSession, LocalLogout, Method, OAuthRecord, RecordInvalid, Resolution, Revocation,
-    StoreError, StoreOp,
+    load_login, logout, refresh, resolve_credential, save_login, AuthConfig, AuthError, Issuer,
+    LoadedLogin, LocalLogout, OAuthRecord, RecordInvalid, Resolution, Revocation, StoreOp,
 };
+use fx_wasm::caps::Method;
 
 const NOW: u64 = 1_700_000_000_000;
 const HOUR: u64 = 3_600_000;
@@ -43,7 +43,7 @@ fn stored_record(store: &FakeStore) -> OAuthRecord {
 fn a_valid_credential_is_used_without_any_request() {
     let (store, _) = seeded(NOW + HOUR);
     let transport = FakeTransport::new();
-    let clock = || NOW; // any Fn() -> u64 is a clock
+    let clock = FakeClock::at(NOW);
     let resolution = block_on(resolve_credential(&store, &transport, &clock, &config())).unwrap();
     let Resolution::Current(credential) = &resolution else {
         panic!("{resolution:?}");
@@ -230,7 +230,7 @@ fn refresh_failures_are_typed() {
     );
 
     let (store, _) = seeded(NOW);
-    *store.fail_next.borrow_mut() = Some(("commit", StoreError::Failed("quota".into())));
+    *store.fail_next.borrow_mut() = Some(("commit", store_failed("commit", "quota")));
     let transport = FakeTransport::new();
     transport.with_discovery().on(
         Method::Post,
@@ -255,7 +255,7 @@ fn save_new_session_commits_against_the_current_revision() {
         r.access_token = fx_wasm::auth::Secret::new(ACCESS2.into());
         r
     };
-    block_on(save_new_session(&store, &record)).unwrap();
+    block_on(save_login(&store, &record)).unwrap();
     assert_eq!(
         store.calls.borrow().last(),
         Some(&("commit", Some(revision)))
@@ -275,26 +275,10 @@ fn save_new_session_conflict_leaves_the_store_alone() {
         s.put(record_json(ACCESS2, REFRESH2, NOW).as_bytes());
     }));
     assert_eq!(
-        block_on(save_new_session(&store, &record)),
+        block_on(save_login(&store, &record)),
         Err(AuthError::RevisionConflict)
     );
     assert_eq!(stored_record(&store).access_token.expose(), ACCESS2);
-}
-
-#[test]
-fn oversized_revisions_are_refused() {
-    let store = FakeStore::new();
-    *store.slot.borrow_mut() = Some((
-        record_json(ACCESS, REFRESH, NOW).into_bytes(),
-        "r".repeat(1025),
-    ));
-    assert!(matches!(
-        block_on(load_session(&store, &Issuer::production())),
-        Err(AuthError::Store {
-            op: StoreOp::Load,
-            ..
-        })
-    ));
 }
 
 fn revoke_ok() -> FakeTransport {
@@ -309,7 +293,7 @@ fn revoke_ok() -> FakeTransport {
 fn logout_removes_then_revokes_both_tokens() {
     let (store, revision) = seeded(NOW + HOUR);
     let transport = revoke_ok();
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert_eq!(report.revocation, Revocation::Revoked);
     assert!(report.local.message().contains("Signed out"));
@@ -335,7 +319,7 @@ fn logout_removes_then_revokes_both_tokens() {
 fn logout_with_nothing_stored_is_missing() {
     let store = FakeStore::new();
     let transport = revoke_ok();
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Missing);
     assert_eq!(report.revocation, Revocation::Skipped);
     assert!(transport.seen.borrow().is_empty());
@@ -350,7 +334,7 @@ fn logout_conflict_keeps_the_other_writers_record() {
     *store.before_write.borrow_mut() = Some(Box::new(|s: &FakeStore| {
         s.put(record_json(ACCESS2, REFRESH2, NOW + HOUR).as_bytes());
     }));
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Conflict);
     assert_eq!(report.revocation, Revocation::Skipped);
     assert_eq!(stored_record(&store).access_token.expose(), ACCESS2);
@@ -364,8 +348,8 @@ fn logout_conflict_keeps_the_other_writers_record() {
 fn logout_store_failures_are_reported() {
     let (store, _) = seeded(NOW + HOUR);
     let transport = revoke_ok();
-    *store.fail_next.borrow_mut() = Some(("remove", StoreError::Failed("disk".into())));
-    let report = block_on(logout(&store, &transport, &config()));
+    *store.fail_next.borrow_mut() = Some(("remove", store_failed("remove", "disk")));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert!(matches!(
         report.local,
         LocalLogout::Failed(AuthError::Store {
@@ -373,8 +357,8 @@ fn logout_store_failures_are_reported() {
             ..
         })
     ));
-    *store.fail_next.borrow_mut() = Some(("load", StoreError::Failed("disk".into())));
-    let report = block_on(logout(&store, &transport, &config()));
+    *store.fail_next.borrow_mut() = Some(("load", store_failed("load", "disk")));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert!(matches!(
         report.local,
         LocalLogout::Failed(AuthError::Store {
@@ -392,7 +376,7 @@ fn revocation_failure_is_only_a_warning() {
     transport
         .with_discovery()
         .on(Method::Post, REVOKE_URL, vec![status(503, "{}"), ok("{}")]);
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert!(matches!(
         &report.revocation,
@@ -415,7 +399,7 @@ fn revocation_failure_is_only_a_warning() {
             r#"{{"issuer":"{ISSUER}","device_authorization_endpoint":"{DEVICE_URL}","token_endpoint":"{TOKEN_URL}"}}"#
         ))],
     );
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert_eq!(
         report.revocation,
@@ -428,7 +412,7 @@ fn logout_of_an_unreadable_record_removes_it_and_warns() {
     let store = FakeStore::new();
     let revision = store.put(b"garbage");
     let transport = revoke_ok();
-    let report = block_on(logout(&store, &transport, &config()));
+    let report = block_on(logout(&store, &transport, &FakeClock::at(NOW), &config()));
     assert_eq!(report.local, LocalLogout::Deleted);
     assert_eq!(
         report.revocation,
@@ -439,7 +423,7 @@ fn logout_of_an_unreadable_record_removes_it_and_warns() {
         Some(&("remove", Some(revision)))
     );
     assert!(matches!(
-        block_on(load_session(&store, &Issuer::production())).unwrap(),
-        LoadedSession::Absent
+        block_on(load_login(&store, &Issuer::production())).unwrap(),
+        LoadedLogin::Absent
     ));
 }

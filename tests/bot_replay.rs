@@ -13,16 +13,16 @@ mod log_common;
 
 use std::collections::BTreeMap;
 
+use fx_wasm::agent::time::rfc3339_ms;
 use fx_wasm::bot::cursor::{Cursor, MAX_K};
 use fx_wasm::bot::replay::{load_with_stamps, replay, replay_view, Replay, SavedInput, TurnMeta};
 use fx_wasm::bot::stream::{LineError, SavedFile, StopReason, StreamLine, Usage};
-use fx_wasm::bot::time::rfc3339_ms;
 use fx_wasm::log::appender::TurnCommit;
 use fx_wasm::log::bench::FixedEnv;
 use fx_wasm::log::execution::Execution;
 use fx_wasm::log::turn::{AssistantTurn, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn};
 use fx_wasm::log::types::{Preferences, Provider};
-use fx_wasm::log::{NewSession, Session};
+use fx_wasm::log::{NewSession, SessionLog};
 use log_common::SCENARIOS;
 use serde_json::{json, Value};
 
@@ -202,9 +202,9 @@ fn a_state_replacement_keeps_the_stamps_of_the_turns_before_it() {
     assert_eq!(end.usage, Usage::default());
 }
 
-fn session_with(turns: usize) -> (FixedEnv, Session) {
+fn session_with(turns: usize) -> (FixedEnv, SessionLog) {
     let mut env = FixedEnv::new(3, 1_790_000_000_000);
-    let mut session = Session::create(
+    let mut session = SessionLog::create(
         &mut env,
         NewSession {
             workspace_root: "/fxbot/0123456789ab".into(),
@@ -225,7 +225,7 @@ fn session_with(turns: usize) -> (FixedEnv, Session) {
     (env, session)
 }
 
-fn commit(env: &mut FixedEnv, session: &mut Session, i: usize) {
+fn commit(env: &mut FixedEnv, session: &mut SessionLog, i: usize) {
     let total = session.state().total_input_tokens;
     session
         .commit_turn(

@@ -22,13 +22,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use futures::executor::block_on;
-use fx_wasm::agent::acp::{StopReason as AgentStop, ToolCallContent, ToolKind, ToolStatus, Update};
 use fx_wasm::agent::{Agent, AgentConfig};
 use fx_wasm::bot::cursor::{Cursor, MAX_K};
 use fx_wasm::bot::journal::{Journal, MAX_BEHIND};
 use fx_wasm::bot::replay::{load_with_stamps, replay, replay_view, tool_title, Replay};
 use fx_wasm::bot::resume::{journal_applies, resume};
 use fx_wasm::bot::stream::{StopReason, StreamLine, TurnStart};
+use fx_wasm::caps::acp::{StopReason as AgentStop, ToolCallContent, ToolKind, ToolStatus, Update};
 use fx_wasm::log::view::TurnView;
 use fx_wasm::tools::workspace::RawWorkspace;
 use serde_json::{json, Value};
@@ -82,6 +82,7 @@ fn live_journal(committed: &[u8], turn: u32) -> Journal {
             let raw_input: Value = serde_json::from_str(&call.arguments_json).unwrap();
             let update = Update::ToolCall {
                 tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
                 title: tool_title(&call.name, &raw_input),
                 kind: ToolKind::Execute,
                 status: ToolStatus::Pending,
@@ -332,8 +333,10 @@ fn journal_of(run: &Run, committed: &Replay) -> Journal {
     };
     let mut journal = Journal::start(start);
     for update in &run.updates {
-        // The agent has one tool; ACP's tool_call carries no name.
-        journal.push_update(update, "terminal");
+        // ACP's tool_call carries no name on the wire; the agent's update does, for us.
+        let name = update.tool_name().unwrap_or_default();
+        assert!(name.is_empty() || name == "terminal", "{name}");
+        journal.push_update(update, name);
     }
     journal.end(StopReason::from_agent(AgentStop::EndTurn), end.usage, None);
     journal

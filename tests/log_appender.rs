@@ -15,7 +15,7 @@ use fx_wasm::log::turn::{
 };
 use fx_wasm::log::types::{DurableBytes, Preferences, Provider};
 use fx_wasm::log::usage::UsageSnapshot;
-use fx_wasm::log::{decode_frames, load, read_session, Event, NewSession, Reason, Session};
+use fx_wasm::log::{decode_frames, load, read_session, Event, NewSession, Reason, SessionLog};
 use proptest::prelude::*;
 
 fn prefs() -> Preferences {
@@ -27,8 +27,8 @@ fn prefs() -> Preferences {
     }
 }
 
-fn new_session(env: &mut FixedEnv) -> Session {
-    Session::create(
+fn new_session(env: &mut FixedEnv) -> SessionLog {
+    SessionLog::create(
         env,
         NewSession {
             workspace_root: "/workspace".into(),
@@ -191,7 +191,7 @@ fn every_append_kind_round_trips() {
     assert_eq!(ids[1], ids[0] + 1);
     assert_eq!(ids[2], ids[0] + 2);
     // Reloading continues from the end.
-    let mut again = Session::load(s.bytes().to_vec()).unwrap();
+    let mut again = SessionLog::load(s.bytes().to_vec()).unwrap();
     again
         .commit_turn(&mut env, commit(text_turn("more", "ok"), 400))
         .unwrap();

@@ -14,11 +14,11 @@ use fx_wasm::log::turn::{
     AssistantTurn, HistoryTurn, Image, InterruptedTurn, TerminalReason, UserTurn,
 };
 use fx_wasm::log::types::{Preferences, Provider};
-use fx_wasm::log::{export_native, import_native, load, NewSession, Session};
+use fx_wasm::log::{export_native, import_native, load, NewSession, SessionLog};
 use proptest::prelude::*;
 
-fn new_session(env: &mut FixedEnv) -> Session {
-    Session::create(
+fn new_session(env: &mut FixedEnv) -> SessionLog {
+    SessionLog::create(
         env,
         NewSession {
             workspace_root: "/workspace".into(),
@@ -53,7 +53,7 @@ fn user(text: &str, images: Vec<Image>) -> UserTurn {
     }
 }
 
-fn same_after_export_import(s: &Session) {
+fn same_after_export_import(s: &SessionLog) {
     let files = export_native(s.bytes()).unwrap();
     let back = import_native(&files).unwrap();
     assert_eq!(
@@ -85,7 +85,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn apply(s: &mut Session, env: &mut FixedEnv, op: Op) {
+fn apply(s: &mut SessionLog, env: &mut FixedEnv, op: Op) {
     match op {
         Op::Turn(text) => s
             .commit_turn(
@@ -180,7 +180,7 @@ fn notes_travel_with_export_and_import() {
         .1;
     assert!(String::from_utf8_lossy(notes).contains("HTTP 500: boom"));
     let back = import_native(&files).unwrap();
-    let again = Session::load(back).unwrap();
+    let again = SessionLog::load(back).unwrap();
     let turn_user = match &again.state().history[0] {
         HistoryTurn::Interrupted(t) => t.user.text.clone(),
         other => panic!("{other:?}"),
@@ -215,7 +215,7 @@ fn the_older_layout_loads_and_is_laid_out_anew() {
     legacy.extend_from_slice(&bytes[record..]);
     legacy.extend_from_slice(&events[last_frame..]);
     assert_ne!(legacy, s.bytes());
-    let loaded = Session::load(legacy.clone()).unwrap();
+    let loaded = SessionLog::load(legacy.clone()).unwrap();
     assert_eq!(load(&legacy).unwrap().state, *s.state());
     assert_eq!(loaded.bytes(), s.bytes(), "laid out canonically");
     assert!(
@@ -238,7 +238,7 @@ proptest! {
             let files = export_native(s.bytes()).unwrap();
             prop_assert_eq!(import_native(&files).unwrap(), s.bytes().to_vec());
             // And the bytes reload as they are.
-            let again = Session::load(s.bytes().to_vec()).unwrap();
+            let again = SessionLog::load(s.bytes().to_vec()).unwrap();
             prop_assert_eq!(again.bytes(), s.bytes());
             prop_assert!(again.is_at(&again.loaded_mark(s.bytes())));
         }

@@ -8,10 +8,12 @@ use fx_wasm::log::bench::FixedEnv;
 use fx_wasm::log::execution::Execution;
 use fx_wasm::log::turn::{AssistantTurn, HistoryTurn, UserTurn};
 use fx_wasm::log::types::{Preferences, Provider};
-use fx_wasm::log::{export_native, import_native, load, read_session, NewSession, Reason, Session};
+use fx_wasm::log::{
+    export_native, import_native, load, read_session, NewSession, Reason, SessionLog,
+};
 
-fn session(env: &mut FixedEnv) -> Session {
-    let mut s = Session::create(
+fn session(env: &mut FixedEnv) -> SessionLog {
+    let mut s = SessionLog::create(
         env,
         NewSession {
             workspace_root: "/workspace".into(),
@@ -72,7 +74,7 @@ fn a_rename_is_the_title_until_the_next_one() {
     assert_eq!(view.title, "Second name");
     assert_eq!(view.turns.len(), 2);
     // Reloaded from bytes, the appender knows the title too.
-    let again = Session::load(s.bytes().to_vec()).unwrap();
+    let again = SessionLog::load(s.bytes().to_vec()).unwrap();
     assert_eq!(again.title(), Some("Second name"));
     assert!(s.rename(" \t ").is_err());
 }

@@ -714,7 +714,7 @@ fn turn_summary_shows_the_usage_the_gateway_reported() {
         .events
         .iter()
         .filter_map(|e| match e {
-            fx_wasm::agent::host::HostEvent::Usage {
+            fx_wasm::caps::HostEvent::Usage {
                 input_tokens,
                 output_tokens,
                 ..

@@ -19,7 +19,7 @@ mod term_env;
 
 use fake_host::{text_reply, FakeHost};
 use fake_oauth::{store_login, FakeOAuth, ISSUER};
-use fx_wasm::agent::host::HttpRequest;
+use fx_wasm::caps::HttpRequest;
 use term_env::{Options, Term};
 
 const NOW: i64 = 1_796_000_000_000;
@@ -47,7 +47,7 @@ fn chats(host: &FakeHost) -> Vec<HttpRequest> {
         .borrow()
         .requests
         .iter()
-        .filter(|r| r.method == "POST")
+        .filter(|r| r.method == fx_wasm::caps::Method::Post)
         .cloned()
         .collect()
 }
@@ -272,7 +272,7 @@ fn several_teams_open_a_picker_and_the_choice_is_sent() {
             .borrow()
             .requests
             .iter()
-            .filter(|r| r.method == "GET")
+            .filter(|r| r.method == fx_wasm::caps::Method::Get)
             .cloned()
             .collect()
     };

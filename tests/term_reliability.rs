@@ -11,11 +11,11 @@ mod fake_host;
 mod term_env;
 
 use fake_host::{text_reply, tool_reply, FakeHost};
-use fx_wasm::agent::host::{HostEvent, StoreError};
+use fx_wasm::caps::{Failure, HostEvent, Store, StoreError};
 use term_env::{Options, Term};
 
 fn user_texts(host: &FakeHost, id: &str) -> Vec<String> {
-    fx_wasm::log::Session::load(host.stored(id))
+    fx_wasm::log::SessionLog::load(host.stored(id))
         .unwrap()
         .state()
         .history
@@ -25,10 +25,7 @@ fn user_texts(host: &FakeHost, id: &str) -> Vec<String> {
 }
 
 fn failed() -> StoreError {
-    StoreError::Failed {
-        method: "commit",
-        message: "disk full".into(),
-    }
+    StoreError::failed(Store::Session, "commit", Failure::Threw, "disk full".into())
 }
 
 #[test]

@@ -5,7 +5,7 @@
 #![cfg(test)]
 #![cfg(target_arch = "wasm32")]
 
-use fx_wasm::api::session::{export_native_session, import_native_session, read_session};
+use fx_wasm::api::log::{export_native_session, import_native_session, read_session};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 

@@ -23,6 +23,9 @@ pub struct AgentConfig {
     pub workspace: Option<WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
+    /// Replaces the stable system prompt ([`super::system_prompt::SYSTEM_PROMPT`]); the
+    /// per-step runtime context follows it either way.
+    pub system_prompt: Option<String>,
     /// The OAuth issuer and client id (`FX_E2E_OAUTH_ISSUER_URL`, `FX_OAUTH_CLIENT_ID`), or why
     /// the issuer override was refused (reported when a login is attempted).
     pub auth: Result<AuthConfig, AuthError>,
@@ -37,6 +40,10 @@ impl std::fmt::Debug for AgentConfig {
             .field("workspace", &self.workspace)
             .field("policy", &self.policy)
             .field("step_limit", &self.step_limit)
+            .field(
+                "system_prompt",
+                &self.system_prompt.as_ref().map(String::len),
+            )
             .field("auth", &self.auth)
             .finish()
     }
@@ -75,6 +82,7 @@ impl AgentConfig {
             workspace,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
+            system_prompt: None,
             auth: AuthConfig::from_env(
                 env.get(crate::auth::endpoints::ISSUER_OVERRIDE_ENV)
                     .map(String::as_str),
@@ -82,5 +90,12 @@ impl AgentConfig {
                     .map(String::as_str),
             ),
         })
+    }
+
+    /// True when a request can be sent without signing in: an API key, or a development
+    /// gateway (a loopback chat URL) that needs none.
+    #[must_use]
+    pub fn has_credential(&self) -> bool {
+        self.api_key.is_some() || !self.endpoint.is_canonical()
     }
 }

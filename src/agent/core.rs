@@ -8,23 +8,29 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use serde::Serialize;
+
+use crate::auth::credentials::Credentials;
 use crate::gateway::catalog::catalog_request_headers;
 use crate::gateway::{Catalog, EndpointError};
 use crate::log::types::{Preferences, Provider};
 use crate::tools::workspace::WorkspaceError;
 use crate::Code;
 
-use super::acp::StopReason;
-use super::cancel::Cancel;
 pub use super::config::AgentConfig;
 use super::context::ContextPolicy;
-use super::credential::Credentials;
-use super::host::{Host, HostEvent, HttpRequest, StoreError};
-use super::model::read_capped;
 use super::modes::{config_options, modes, ConfigOption, Mode, Modes};
+use super::prompt::Prompt;
+use super::protocol::AiGateway;
 pub use super::replay::replay;
 use super::session::{LiveSession, SessionError};
-use super::turn::{run_turn, TurnError, TurnSettings};
+use super::system_prompt::SYSTEM_PROMPT;
+use super::turn::{run_turn, TurnError, TurnSettings, TurnUsage};
+use crate::caps::acp::StopReason;
+use crate::caps::cancel::Cancel;
+use crate::caps::http::read_capped;
+use crate::caps::{Host, HostEvent, HttpRequest, Method, StoreError};
+use crate::tools::set::TerminalTools;
 
 /// Largest catalog body read.
 const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
@@ -123,20 +129,28 @@ pub struct Opened {
     pub title: Option<String>,
 }
 
-/// One entry of `listSessions()`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One entry of `listSessions()` (ACP's session info).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Listed {
     pub session_id: String,
+    /// The workspace root (`/` without a workspace).
+    pub cwd: String,
+    /// [`Listed::updated_at_ms`] as RFC 3339 (`2026-11-30T02:13:07Z`).
+    pub updated_at: String,
     pub updated_at_ms: i64,
 }
 
 /// How a prompt ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PromptEnd {
     pub stop_reason: StopReason,
     /// The session's id now (a fork gets a new one).
     pub session_id: String,
     pub forked_from: Option<String>,
+    /// The tokens of this turn's steps, as the gateway reported them.
+    pub usage: TurnUsage,
 }
 
 enum Slot {
@@ -153,7 +167,7 @@ pub struct Agent<H: Host> {
     turns: RefCell<HashMap<u32, Cancel>>,
     /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
     stop: Cancel,
-    /// The credential in use; see [`super::credential`].
+    /// The credential in use; see [`crate::auth::credentials`].
     pub(super) credentials: RefCell<Credentials>,
 }
 
@@ -203,7 +217,7 @@ impl<H: Host> Agent<H> {
             .map(|(name, value)| (name.to_owned(), value))
             .collect();
         let request = HttpRequest {
-            method: "GET",
+            method: Method::Get,
             url: self.config.endpoint.catalog_url(),
             headers,
             body: Vec::new(),
@@ -385,10 +399,13 @@ impl<H: Host> Agent<H> {
             .await
             .map_err(|e| AgentError::Session(SessionError::Store(e)))?;
         listed.sort_by_key(|l| std::cmp::Reverse(l.updated_at_ms));
+        let cwd = self.workspace_root();
         Ok(listed
             .into_iter()
             .map(|l| Listed {
                 session_id: l.id,
+                cwd: cwd.to_owned(),
+                updated_at: super::time::rfc3339_seconds(l.updated_at_ms),
                 updated_at_ms: l.updated_at_ms,
             })
             .collect())
@@ -440,8 +457,21 @@ impl<H: Host> Agent<H> {
         turn_id: u32,
         text: String,
     ) -> Result<PromptEnd, AgentError> {
+        self.prompt_with(id, turn_id, Prompt::text(text)).await
+    }
+
+    /// [`Agent::prompt`] with a [`Prompt`]: text and images.
+    ///
+    /// # Errors
+    /// As [`Agent::prompt`].
+    pub async fn prompt_with(
+        &self,
+        id: &str,
+        turn_id: u32,
+        prompt: Prompt,
+    ) -> Result<PromptEnd, AgentError> {
         let cancel = self.register_turn(turn_id);
-        let result = self.run_prompt(id, turn_id, text, &cancel).await;
+        let result = self.run_prompt(id, turn_id, prompt, &cancel).await;
         self.turns.borrow_mut().remove(&turn_id);
         result
     }
@@ -457,11 +487,11 @@ impl<H: Host> Agent<H> {
         &self,
         id: &str,
         turn_id: u32,
-        text: String,
+        prompt: Prompt,
         cancel: &Cancel,
     ) -> Result<PromptEnd, AgentError> {
         self.check_open()?;
-        if text.trim().is_empty() {
+        if prompt.is_empty() {
             return Err(AgentError::EmptyPrompt);
         }
         let (token, team) = self.chat_credential().await;
@@ -477,8 +507,20 @@ impl<H: Host> Agent<H> {
         let mut policy = self.config.policy;
         policy.budget_tokens =
             ContextPolicy::budget_for(window, model_info.and_then(|m| m.max_tokens));
-        let settings = TurnSettings {
+        let protocol = AiGateway {
             endpoint: &self.config.endpoint,
+        };
+        let tools = TerminalTools {
+            workspace: &self.host,
+            info: self.config.workspace.as_ref(),
+        };
+        let settings = TurnSettings {
+            protocol: &protocol,
+            system_prompt: self
+                .config
+                .system_prompt
+                .as_deref()
+                .unwrap_or(SYSTEM_PROMPT),
             token: token.as_deref(),
             team: team.as_deref(),
             reauth: self.reauth(),
@@ -488,9 +530,16 @@ impl<H: Host> Agent<H> {
             step_limit: self.config.step_limit,
         };
         // Boxed so the turn's large state machine is not copied into every caller's future.
-        let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> = Box::pin(
-            run_turn(&self.host, cancel, &mut session, &settings, turn_id, text),
-        );
+        let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> =
+            Box::pin(run_turn(
+                &self.host,
+                &tools,
+                cancel,
+                &mut session,
+                &settings,
+                turn_id,
+                prompt,
+            ));
         let result = turn.await;
         let session_id = session.id().to_owned();
         if self.stop.is_cancelled() {
@@ -503,6 +552,7 @@ impl<H: Host> Agent<H> {
             stop_reason: end.stop_reason,
             session_id,
             forked_from: end.forked_from,
+            usage: end.usage,
         })
     }
 

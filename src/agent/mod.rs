@@ -5,28 +5,28 @@
 //! - [`credential`]: the gateway credential (env key or device login), refreshed before use.
 //! - [`turn`]: one turn (model steps, tool calls, the record it leaves in the log).
 //! - [`model`]: one model step: request, streamed answer, retries.
+//! - [`protocol`]: the model-protocol seam ([`protocol::ModelProtocol`]) and the AI Gateway's.
+//! - [`prompt`]: what a turn is asked ([`prompt::Prompt`]: text and images).
 //! - [`context`]: history → model messages, within a turn window and a token budget.
 //! - [`session`]: a live session's log, revision, commits and forks on conflict.
-//! - [`host`]: the [`host::Host`] trait the wasm bindings and the test fakes implement.
-//! - [`cancel`]: the per-turn cancellation token every wait observes.
-//! - [`acp`]: the ACP `session/update` shapes a turn yields, stop reasons, permission requests.
 //! - [`modes`]: the session modes (`code`, `ask`) and config options (`model`, `mode`).
 //! - [`replay`]: a stored session as the ACP updates of `session.history`.
 //! - [`system_prompt`]: the stable system prompt and the per-step runtime context.
+//! - [`time`]: UTC dates and RFC 3339 timestamps.
 
-pub mod acp;
-pub mod cancel;
 pub mod config;
 pub mod context;
 pub mod core;
 pub mod credential;
-pub mod host;
 pub mod model;
 pub mod modes;
 mod preferences;
+pub mod prompt;
+pub mod protocol;
 pub mod replay;
 pub mod session;
 pub mod system_prompt;
+pub mod time;
 pub mod turn;
 
 pub use self::core::{Agent, AgentConfig, AgentError, Listed, Opened, PromptEnd};

@@ -13,13 +13,15 @@ use crate::gateway::error::{
     parse_retry_after, ProviderError, RetryCause, RetryDecision, RetryState,
 };
 use crate::gateway::{
-    Completion, Disposition, FinishReason, SseDecoder, SseError, SseEvent, StreamAccumulator,
-    StreamError,
+    Completion, Disposition, FinishReason, SseError, SseEvent, StreamAccumulator, StreamError,
 };
 use crate::Code;
 
-use super::cancel::{Cancel, Cancelled};
-use super::host::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
+use super::protocol::{ModelProtocol, StreamDecoder};
+
+use crate::caps::cancel::{Cancel, Cancelled};
+use crate::caps::http::read_capped;
+use crate::caps::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
 
 /// Attempts per model step (the first one included).
 pub const MAX_ATTEMPTS: u32 = 5;
@@ -138,14 +140,15 @@ pub trait Reauth {
     fn renew(&self) -> Pin<Box<dyn Future<Output = Option<String>> + '_>>;
 }
 
-/// Sends `request` and returns the completed answer. A 401 is retried once per step with a
-/// renewed credential when `reauth` gives one (agent-gateway-auth: "one forced credential
-/// refresh + retry per step").
+/// Sends `request` (built by `protocol`) and returns the completed answer. A 401 is retried
+/// once per step with a renewed credential when `reauth` gives one (agent-gateway-auth: "one
+/// forced credential refresh + retry per step").
 ///
 /// # Errors
 /// A [`StepFailure`] with the text streamed before the failure.
-pub async fn run_step<H: Host>(
+pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
     host: &H,
+    protocol: &P,
     cancel: &Cancel,
     request: &HttpRequest,
     reauth: Option<&dyn Reauth>,
@@ -174,7 +177,7 @@ pub async fn run_step<H: Host>(
                     Err(FetchError::Network(_)) => Vec::new(),
                     Ok(body) => body,
                 };
-                let error = ProviderError::from_http(response.status, &body);
+                let error = protocol.http_error(response.status, &body);
                 let now_seconds = u64::try_from(host.now_ms() / 1000).ok();
                 let retry_after = response
                     .retry_after
@@ -189,7 +192,7 @@ pub async fn run_step<H: Host>(
                     content_type,
                 })));
             }
-            Ok(response) => match stream(response.body, cancel, sink).await {
+            Ok(response) => match stream(response.body, protocol.decoder(), cancel, sink).await {
                 Streamed::Done(completion) => match completion.disposition() {
                     Disposition::Interrupted
                         if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
@@ -230,7 +233,7 @@ pub async fn run_step<H: Host>(
         if let (StepError::Http(http), Some(reauth), None) = (&error, reauth, &renewed) {
             if http.status() == Some(401) {
                 if let Some(token) = reauth.renew().await {
-                    renewed = Some(with_bearer(request, &token));
+                    renewed = Some(protocol.reauthorized(request, &token));
                     continue;
                 }
             }
@@ -298,12 +301,12 @@ enum Streamed {
     },
 }
 
-async fn stream<B: ResponseBody>(
+async fn stream<B: ResponseBody, D: StreamDecoder>(
     mut body: B,
+    mut decoder: D,
     cancel: &Cancel,
     sink: &mut dyn StepSink,
 ) -> Streamed {
-    let mut decoder = SseDecoder::new().with_coalescing(true);
     let mut accumulator = StreamAccumulator::new();
     let mut events = Vec::new();
     'read: loop {
@@ -372,36 +375,4 @@ fn deliver(
         }
         accumulator.push(event);
     }
-}
-
-/// Reads a whole body, keeping at most `cap` bytes.
-///
-/// # Errors
-/// [`FetchError`] when the read fails or is cancelled.
-pub async fn read_capped<B: ResponseBody>(
-    body: &mut B,
-    cancel: &Cancel,
-    cap: usize,
-) -> Result<Vec<u8>, FetchError> {
-    let mut out = Vec::new();
-    while let Some(chunk) = body.next_chunk(cancel).await? {
-        let room = cap.saturating_sub(out.len());
-        out.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
-        if out.len() >= cap {
-            break;
-        }
-    }
-    Ok(out)
-}
-
-/// `request` with its `authorization` header carrying `token`.
-fn with_bearer(request: &HttpRequest, token: &str) -> HttpRequest {
-    let mut request = request.clone();
-    request
-        .headers
-        .retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
-    request
-        .headers
-        .push(("authorization".to_owned(), format!("Bearer {token}")));
-    request
 }

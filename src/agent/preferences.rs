@@ -9,9 +9,9 @@
 use crate::log::event::PreferencesChange;
 
 use super::core::{Agent, AgentError, Opened};
-use super::host::{Host, HostEvent};
 use super::modes::{validate_model_id, Mode};
 use super::session::LiveSession;
+use crate::caps::{Host, HostEvent};
 
 impl<H: Host> Agent<H> {
     /// Sets `model` or `mode` and writes it to the config store. Returns the session's options
@@ -67,10 +67,10 @@ impl<H: Host> Agent<H> {
         previous: String,
         source: &'static str,
     ) {
-        if let Err(message) = self.host.config_set(config_id, value).await {
+        if let Err(error) = self.host.config_set(config_id, value).await {
             self.host.event(HostEvent::ConfigPersistError {
                 id: config_id.to_owned(),
-                message,
+                message: error.message().to_owned(),
             });
         }
         self.host.event(HostEvent::ConfigChanged {
@@ -227,9 +227,9 @@ impl<H: Host> Agent<H> {
                     }
                 }
                 Ok(_) => {}
-                Err(message) => self.host.event(HostEvent::ConfigRestoreError {
+                Err(error) => self.host.event(HostEvent::ConfigRestoreError {
                     id: id.to_owned(),
-                    message,
+                    message: error.message().to_owned(),
                 }),
             }
         }

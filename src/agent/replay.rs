@@ -9,8 +9,8 @@
 use crate::log::execution::ToolCall as LoggedCall;
 use crate::log::turn::{HistoryTurn, TerminalReason};
 
-use super::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
 use super::session::LiveSession;
+use crate::caps::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
 
 /// One entry of a replayed session.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +131,7 @@ fn tool_call(call: &LoggedCall) -> Update {
         .map_or_else(|| call.name.to_lossy().into_owned(), str::to_owned);
     Update::ToolCall {
         tool_call_id: call.id.to_lossy().into_owned(),
+        tool_name: call.name.to_lossy().into_owned(),
         title,
         kind: ToolKind::Execute,
         status: ToolStatus::Pending,

@@ -17,13 +17,24 @@ use crate::log::appender::{Environment, NewSession, TurnCommit};
 use crate::log::checkpoint::RecoveryCheckpoint;
 use crate::log::event::PreferencesChange;
 use crate::log::layout::Mark;
+#[cfg(feature = "bot")]
+use base64::Engine as _;
+
+#[cfg(feature = "bot")]
+use crate::gateway::prompt::ImagePart;
+#[cfg(feature = "bot")]
+use crate::log::turn::Image;
 use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
+#[cfg(feature = "bot")]
+use crate::log::types::DurableBytes;
 use crate::log::types::Preferences;
-use crate::log::{LogError, Session as Log, SessionState};
+use crate::log::{LogError, SessionLog, SessionState};
 use crate::Code;
 
-use super::host::{Host, HostEvent, StoreError};
 use super::modes::Mode;
+#[cfg(feature = "bot")]
+use super::prompt::PromptImage;
+use crate::caps::{Host, HostEvent, StoreError};
 
 /// Why a session operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -81,7 +92,7 @@ impl<H: Host> Environment for HostEnvironment<'_, H> {
 
 /// A session the agent is working on.
 pub struct LiveSession {
-    log: Log,
+    log: SessionLog,
     /// The store's revision of what we last committed (`None`: never committed).
     revision: Option<String>,
     /// What we last committed (for telling whether there is more, and whether a stored record
@@ -111,7 +122,7 @@ impl LiveSession {
             conversation_language: None,
             id: None,
         };
-        let log = Log::create(&mut HostEnvironment(host), new)?;
+        let log = SessionLog::create(&mut HostEnvironment(host), new)?;
         Ok(LiveSession {
             log,
             revision: None,
@@ -130,10 +141,11 @@ impl LiveSession {
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let log = Log::load(stored.bytes.clone()).map_err(|source| SessionError::Unreadable {
-            id: id.to_owned(),
-            source: Box::new(source),
-        })?;
+        let log =
+            SessionLog::load(stored.bytes.clone()).map_err(|source| SessionError::Unreadable {
+                id: id.to_owned(),
+                source: Box::new(source),
+            })?;
         if log.state().id != id {
             return Err(SessionError::Misfiled {
                 id: id.to_owned(),
@@ -160,7 +172,7 @@ impl LiveSession {
         self.log.state()
     }
 
-    pub fn log(&self) -> &Log {
+    pub fn log(&self) -> &SessionLog {
         &self.log
     }
 
@@ -187,6 +199,44 @@ impl LiveSession {
             message,
             bytes: self.log.bytes().to_vec(),
         }
+    }
+
+    /// Stages the images of a new user turn (feature `bot`): each gets the session's next image id and its
+    /// bytes a snapshot the log writes with the turn. Returns the turn's images and the parts
+    /// the model gets for them.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] for an image the log cannot keep (over 16 MiB).
+    #[cfg(feature = "bot")]
+    pub fn stage_images(
+        &mut self,
+        images: Vec<PromptImage>,
+    ) -> Result<(Vec<Image>, Vec<ImagePart>), SessionError> {
+        let mut next = self
+            .state()
+            .history
+            .iter()
+            .flat_map(|turn| turn.images())
+            .map(|image| image.id)
+            .max()
+            .unwrap_or(0);
+        let mut logged = Vec::with_capacity(images.len());
+        let mut parts = Vec::with_capacity(images.len());
+        for image in images {
+            next = next.saturating_add(1);
+            parts.push(ImagePart {
+                media_type: image.media_type.clone(),
+                data_base64: base64::engine::general_purpose::STANDARD.encode(&image.bytes),
+            });
+            let snapshot = self.log.stage_image(next, image.bytes)?;
+            logged.push(Image {
+                id: next,
+                path: DurableBytes::from(image.name),
+                media_type: DurableBytes::from(image.media_type),
+                snapshot: Some(snapshot),
+            });
+        }
+        Ok((logged, parts))
     }
 
     /// Appends a committed turn with the session totals after it.
@@ -311,7 +361,7 @@ impl LiveSession {
     /// `was_saved` says whether the store held exactly them.
     fn restore(&mut self, bytes: Vec<u8>, was_saved: bool) -> Result<(), SessionError> {
         if self.log.bytes() != bytes.as_slice() {
-            let log = Log::load(bytes)?;
+            let log = SessionLog::load(bytes)?;
             self.committed = log.carry_mark(&self.log, &self.committed, was_saved);
             self.log = log;
         }
@@ -344,7 +394,7 @@ impl LiveSession {
                 self.compact_if_due(host).await;
                 Ok(None)
             }
-            Err(StoreError::RevisionConflict) => self.resolve_conflict(host, id).await,
+            Err(StoreError::RevisionConflict { .. }) => self.resolve_conflict(host, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
     }

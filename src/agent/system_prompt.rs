@@ -45,7 +45,7 @@ pub fn runtime_context(
     asks_before_commands: bool,
 ) -> String {
     let mut text = String::from("<fx-runtime-context>\n");
-    text.push_str(&format!("date_utc: {}\n", utc_date(now_ms)));
+    text.push_str(&format!("date_utc: {}\n", super::time::utc_date(now_ms)));
     match workspace {
         Some(info) => {
             text.push_str(&format!(
@@ -69,32 +69,9 @@ comes back as a permission denial.\n",
     text
 }
 
-/// `YYYY-MM-DD` for a Unix-epoch millisecond timestamp (proleptic Gregorian, UTC).
-pub fn utc_date(now_ms: i64) -> String {
-    let days = now_ms.div_euclid(86_400_000);
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let day_of_year = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates() {
-        assert_eq!(utc_date(0), "1970-01-01");
-        assert_eq!(utc_date(1_796_004_787_806), "2026-11-30");
-        assert_eq!(utc_date(951_782_400_000), "2000-02-29");
-    }
 
     #[test]
     fn prompt_is_small() {

@@ -5,28 +5,28 @@
 //! saved as a recovery checkpoint. The turn ends in the session log as an `assistant` turn, or
 //! as an `interrupted` one (cancelled or failed) that keeps what completed.
 
-use crate::gateway::prompt::Message;
-use crate::gateway::request::{
-    build_request, RequestError, RequestOptions, ToolChoice, ToolDefinition,
-};
-use crate::gateway::{ChatEndpoint, Completion, Disposition, Effort, FinishReason, ModelInfo};
+use crate::gateway::prompt::{Message, UserPart};
+use crate::gateway::request::{RequestError, ToolChoice, ToolDefinition};
+use crate::gateway::{Completion, Disposition, Effort, FinishReason, ModelInfo};
 use crate::log::execution::{Execution, ToolCall};
 use crate::log::turn::{
     AssistantTurn, CancelledCommand, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn,
 };
 use crate::log::types::DurableBytes;
-use crate::tools::terminal::{self};
+use crate::tools::set::ToolSet;
 use crate::tools::workspace::{Permission, WorkspaceInfo};
 use crate::Code;
 
-use super::acp::{StopReason, Update};
-use super::cancel::Cancel;
 use super::context::{history_messages, ContextPolicy};
-use super::host::{Host, HostEvent, HttpRequest};
 use super::model::{run_step, Reauth, ResponseFailure, StepError, StepSink};
 use super::modes::Mode;
+use super::prompt::Prompt;
+use super::protocol::{ModelCall, ModelProtocol};
 use super::session::{LiveSession, SessionError};
-use super::system_prompt::{runtime_context, SYSTEM_PROMPT};
+use super::system_prompt::runtime_context;
+use crate::caps::acp::{StopReason, Update};
+use crate::caps::cancel::Cancel;
+use crate::caps::{Host, HostEvent, HttpRequest};
 
 mod tool_steps;
 
@@ -35,14 +35,18 @@ pub const DEFAULT_STEP_LIMIT: u32 = 64;
 /// ACP tool-call updates carry at most this much of a command's output.
 const UPDATE_PREVIEW_BYTES: usize = 4096;
 
-/// What a turn needs besides the session.
-pub struct TurnSettings<'a> {
-    pub endpoint: &'a ChatEndpoint,
+/// What a turn needs besides the session and its tools.
+pub struct TurnSettings<'a, P: ModelProtocol> {
+    /// The model's wire protocol (the agent's: [`super::protocol::AiGateway`]).
+    pub protocol: &'a P,
+    /// The stable system prompt ([`super::system_prompt::SYSTEM_PROMPT`] unless overridden).
+    pub system_prompt: &'a str,
     pub token: Option<&'a str>,
     pub team: Option<&'a str>,
     /// Renews the credential after a 401 (a device login), once per step.
     pub reauth: Option<&'a dyn Reauth>,
     pub model_info: Option<&'a ModelInfo>,
+    /// The workspace the runtime context describes (the tools run through the tool set).
     pub workspace: Option<&'a WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
@@ -81,6 +85,17 @@ pub struct TurnEnd {
     pub stop_reason: StopReason,
     /// Set when saving met a newer stored log and the session continued as a fork of this id.
     pub forked_from: Option<String>,
+    /// What its steps reported.
+    pub usage: TurnUsage,
+}
+
+/// The tokens of one turn: the sums of its steps' reported usage (a step that reported none
+/// adds nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 struct TextSink<'a, H: Host> {
@@ -96,53 +111,72 @@ impl<H: Host> StepSink for TextSink<'_, H> {
         self.host.update(
             self.turn,
             Update::AgentThoughtChunk {
-                content: super::acp::TextContent::new(text),
+                content: crate::caps::acp::TextContent::new(text),
             },
         );
     }
 }
 
 /// The state of a running turn.
-struct Turn<'a, H: Host> {
+struct Turn<'a, H: Host, T: ToolSet, P: ModelProtocol> {
     host: &'a H,
+    tools: &'a T,
     cancel: &'a Cancel,
-    settings: &'a TurnSettings<'a>,
+    settings: &'a TurnSettings<'a, P>,
     turn_id: u32,
     user: UserTurn,
+    /// The user's message as the model gets it (text, then images).
+    user_message: Message,
     execution: Execution,
     suffix: Vec<Message>,
     input_tokens: u64,
     output_tokens: u64,
+    usage: TurnUsage,
     forked_from: Option<String>,
 }
 
-/// Runs one turn to its end.
+/// Runs one turn to its end, offering the model `tools`.
 ///
 /// # Errors
 /// A [`TurnError`] when the model request failed for good or the session could not be saved;
-/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it.
-pub async fn run_turn<H: Host>(
+/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it. An
+/// image the log cannot keep fails the turn before anything is sent.
+pub async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
     host: &H,
+    tools: &T,
     cancel: &Cancel,
     session: &mut LiveSession,
-    settings: &TurnSettings<'_>,
+    settings: &TurnSettings<'_, P>,
     turn_id: u32,
-    user_text: String,
+    prompt: Prompt,
 ) -> Result<TurnEnd, TurnError> {
+    #[cfg_attr(not(feature = "bot"), allow(unused_mut))]
+    let mut parts = vec![UserPart::Text(prompt.text.clone())];
+    #[cfg(feature = "bot")]
+    let images = {
+        let (images, image_parts) = session.stage_images(prompt.images)?;
+        parts.extend(image_parts.into_iter().map(UserPart::Image));
+        images
+    };
+    #[cfg(not(feature = "bot"))]
+    let images = Vec::new();
     let mut turn = Turn {
         host,
+        tools,
         cancel,
         settings,
         turn_id,
         user: UserTurn {
-            text: DurableBytes::from(user_text),
-            images: Vec::new(),
+            text: DurableBytes::from(prompt.text),
+            images,
             work_id: None,
         },
+        user_message: Message::User { parts },
         execution: Execution::default(),
         suffix: Vec::new(),
         input_tokens: session.state().total_input_tokens,
         output_tokens: session.state().total_output_tokens,
+        usage: TurnUsage::default(),
         forked_from: None,
     };
     let outcome = turn.steps(session).await;
@@ -177,6 +211,7 @@ pub async fn run_turn<H: Host>(
     Ok(TurnEnd {
         stop_reason,
         forked_from: turn.forked_from,
+        usage: turn.usage,
     })
 }
 
@@ -209,7 +244,7 @@ impl Ended {
     }
 }
 
-impl<H: Host> Turn<'_, H> {
+impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
     fn update(&self, update: Update) {
         self.host.update(self.turn_id, update);
     }
@@ -233,21 +268,6 @@ impl<H: Host> Turn<'_, H> {
         Ok(())
     }
 
-    fn tools(&self) -> Vec<ToolDefinition> {
-        let Some(_) = self.settings.workspace else {
-            return Vec::new();
-        };
-        let schema = serde_json::value::to_raw_value(&terminal::input_schema());
-        match schema {
-            Ok(input_schema) => vec![ToolDefinition {
-                name: terminal::NAME.to_owned(),
-                description: terminal::DESCRIPTION.to_owned(),
-                input_schema,
-            }],
-            Err(_) => Vec::new(),
-        }
-    }
-
     fn request(
         &self,
         session: &LiveSession,
@@ -259,35 +279,25 @@ impl<H: Host> Turn<'_, H> {
             .workspace
             .is_some_and(|w| w.permission == Permission::Prompt)
             && session.mode == Mode::Ask;
-        let mut messages = vec![Message::system(SYSTEM_PROMPT)];
+        let mut messages = vec![Message::system(self.settings.system_prompt)];
         messages.push(Message::System {
             content: runtime_context(self.settings.workspace, self.host.now_ms(), asks),
             no_cache: true,
         });
         messages.extend(history_messages(state, &self.settings.policy));
-        messages.push(Message::user_text(self.user.text.to_lossy().into_owned()));
+        messages.push(self.user_message.clone());
         messages.extend(self.suffix.iter().cloned());
-        let options = RequestOptions {
-            model_id: &state.preferences.model,
+        self.settings.protocol.build(&ModelCall {
+            model: &state.preferences.model,
+            messages: &messages,
+            tools,
+            tool_choice: ToolChoice::Auto,
+            session_id: Some(&state.id),
             token: self.settings.token,
             team: self.settings.team,
-            session_id: Some(&state.id),
-            tool_choice: ToolChoice::Auto,
             effort: Effort::parse(&state.preferences.effort).unwrap_or(Effort::Auto),
             fast: state.preferences.fast_mode,
-            model: self.settings.model_info,
-            user_agent: None,
-        };
-        let request = build_request(self.settings.endpoint, &messages, tools, &options)?;
-        Ok(HttpRequest {
-            method: "POST",
-            url: request.url,
-            headers: request
-                .headers
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value))
-                .collect(),
-            body: request.body.into_bytes(),
+            model_info: self.settings.model_info,
         })
     }
 
@@ -295,7 +305,7 @@ impl<H: Host> Turn<'_, H> {
         &mut self,
         session: &mut LiveSession,
     ) -> Result<(HistoryTurn, StopReason), Ended> {
-        let tools = self.tools();
+        let tools = self.tools.definitions();
         for _ in 0..self.settings.step_limit.max(1) {
             if self.cancel.is_cancelled() {
                 return Err(Ended::cancelled(String::new(), None));
@@ -309,6 +319,7 @@ impl<H: Host> Turn<'_, H> {
             };
             let completion = match run_step(
                 self.host,
+                self.settings.protocol,
                 self.cancel,
                 &request,
                 self.settings.reauth,
@@ -370,6 +381,8 @@ impl<H: Host> Turn<'_, H> {
         self.input_tokens = self.input_tokens.saturating_add(input);
         self.output_tokens = self.output_tokens.saturating_add(output);
         if usage.input_tokens.is_some() || usage.output_tokens.is_some() {
+            self.usage.input_tokens = self.usage.input_tokens.saturating_add(input);
+            self.usage.output_tokens = self.usage.output_tokens.saturating_add(output);
             self.host.event(HostEvent::Usage {
                 turn: self.turn_id,
                 input_tokens: input,

@@ -4,42 +4,16 @@
 use std::rc::Rc;
 
 use js_sys::Promise;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::agent::{Agent, AgentConfig, Opened};
+use crate::agent::prompt::{Block, Prompt};
+use crate::agent::{Agent, Opened};
 use crate::host::js_host::{error_message, to_js, JsHost, JsHostAdapter};
 use crate::host::{to_js_error, type_error};
-use crate::tools::workspace::RawWorkspace;
 
-/// A prompt content block, as js/agent.js normalizes it.
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum Block {
-    Text { text: String },
-    Resource { resource: Resource },
-}
-
-#[derive(Deserialize)]
-struct Resource {
-    uri: String,
-    text: Option<String>,
-}
-
-fn prompt_text(blocks: Vec<Block>) -> String {
-    let mut parts = Vec::new();
-    for block in blocks {
-        match block {
-            Block::Text { text } => parts.push(text),
-            Block::Resource { resource } => match resource.text {
-                Some(text) => parts.push(format!("File: {}\n{}", resource.uri, text)),
-                None => parts.push(format!("File: {}", resource.uri)),
-            },
-        }
-    }
-    parts.join("\n")
-}
+use super::config::{agent_config, shape_error, ConfigError};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -47,7 +21,7 @@ struct OpenedJs<'a> {
     session_id: &'a str,
     config_options: &'a [crate::agent::modes::ConfigOption],
     modes: &'a crate::agent::modes::Modes,
-    history: &'a [crate::agent::acp::Update],
+    history: &'a [crate::caps::acp::Update],
 }
 
 fn opened_js(opened: &Opened) -> JsValue {
@@ -73,17 +47,10 @@ impl AgentCore {
     /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy or an invalid workspace.
     #[wasm_bindgen(constructor)]
     pub fn new(host: JsHost, config: JsValue) -> Result<AgentCore, JsValue> {
-        let (env, workspace) = JsHostAdapter::read_config(&config);
-        let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
-            None
-        } else {
-            Some(
-                serde_wasm_bindgen::from_value(workspace)
-                    .map_err(|error| type_error(&format!("workspace is invalid: {error}")))?,
-            )
-        };
-        let config =
-            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|e| to_js_error(&e))?;
+        let config = agent_config(&config).map_err(|error| match error {
+            ConfigError::Shape(message) => shape_error(&message),
+            ConfigError::Invalid(error) => to_js_error(&error),
+        })?;
         Ok(AgentCore {
             agent: Rc::new(Agent::new(JsHostAdapter::new(host), config)),
         })
@@ -132,23 +99,7 @@ impl AgentCore {
         let agent = self.agent.clone();
         future_to_promise(async move {
             let listed = agent.list_sessions().await.map_err(|e| to_js_error(&e))?;
-            let cwd = agent
-                .config()
-                .workspace
-                .as_ref()
-                .map_or_else(|| "/".to_owned(), |w| w.root.clone());
-            let entries: Vec<serde_json::Value> = listed
-                .iter()
-                .map(|l| {
-                    serde_json::json!({
-                        "sessionId": l.session_id,
-                        "cwd": cwd,
-                        "updatedAt": iso_utc(l.updated_at_ms),
-                        "updatedAtMs": l.updated_at_ms,
-                    })
-                })
-                .collect();
-            Ok(to_js(&entries))
+            Ok(to_js(&listed))
         })
     }
 
@@ -189,7 +140,7 @@ impl AgentCore {
     }
 
     /// Runs a turn; updates go to `host.update(turn, …)` / `host.text(turn, …)`. Resolves
-    /// `{ stopReason, sessionId, forkedFrom }`.
+    /// `{ stopReason, sessionId, forkedFrom, usage: { inputTokens, outputTokens } }`.
     pub fn prompt(&self, id: String, turn: u32, blocks: JsValue) -> Promise {
         let blocks: Vec<Block> = match serde_wasm_bindgen::from_value(blocks) {
             Ok(blocks) => blocks,
@@ -206,14 +157,10 @@ impl AgentCore {
         agent.register_turn(turn);
         future_to_promise(async move {
             let end = agent
-                .prompt(&id, turn, prompt_text(blocks))
+                .prompt_with(&id, turn, Prompt::from_blocks(blocks))
                 .await
                 .map_err(|e| to_js_error(&e))?;
-            Ok(to_js(&serde_json::json!({
-                "stopReason": end.stop_reason.as_str(),
-                "sessionId": end.session_id,
-                "forkedFrom": end.forked_from,
-            })))
+            Ok(to_js(&end))
         })
     }
 
@@ -225,16 +172,4 @@ impl AgentCore {
     pub fn shutdown(&self) {
         self.agent.shutdown();
     }
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` for epoch milliseconds.
-fn iso_utc(ms: i64) -> String {
-    let date = crate::agent::system_prompt::utc_date(ms);
-    let seconds = ms.div_euclid(1000).rem_euclid(86_400);
-    format!(
-        "{date}T{:02}:{:02}:{:02}Z",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
 }

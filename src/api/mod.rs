@@ -4,6 +4,7 @@
 pub mod agent;
 #[cfg(feature = "bench")]
 pub mod bench;
-pub mod session;
+mod config;
+pub mod log;
 #[cfg(feature = "term")]
 pub mod term;

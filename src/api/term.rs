@@ -7,19 +7,24 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::agent::AgentConfig;
+use serde::Deserialize;
+
 use crate::host::js_host::{JsHost, JsHostAdapter};
-use crate::host::term_host::{JsTermEnv, JsTermIo, Ticker};
-use crate::host::{to_js_error, type_error};
+use crate::host::term_io::{JsTermEnv, JsTermIo, Ticker};
+use crate::host::to_js_error;
 use crate::term::app::Capabilities;
 use crate::term::driver::Shell;
-use crate::tools::workspace::RawWorkspace;
 
-fn flag(caps: &JsValue, key: &str) -> bool {
-    js_sys::Reflect::get(caps, &JsValue::from_str(key))
-        .ok()
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false)
+use super::config::{agent_config, shape_error, ConfigError};
+
+/// Which host options exist, as js/terminal.js reports them.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct HostOptions {
+    history_store: bool,
+    session_store: bool,
+    downloads: bool,
+    oauth: bool,
 }
 
 fn size(n: u32) -> u16 {
@@ -48,24 +53,18 @@ impl TermCore {
         rows: u32,
         caps: JsValue,
     ) -> Result<TermCore, JsValue> {
-        let (env, workspace) = JsHostAdapter::read_config(&config);
-        let workspace: Option<RawWorkspace> = if workspace.is_null() || workspace.is_undefined() {
-            None
-        } else {
-            Some(
-                serde_wasm_bindgen::from_value(workspace)
-                    .map_err(|error| type_error(&format!("workspace is invalid: {error}")))?,
-            )
-        };
-        let config =
-            AgentConfig::from_env(&env, workspace.as_ref()).map_err(|error| to_js_error(&error))?;
+        let config = agent_config(&config).map_err(|error| match error {
+            ConfigError::Shape(message) => shape_error(&message),
+            ConfigError::Invalid(error) => to_js_error(&error),
+        })?;
+        let options: HostOptions = serde_wasm_bindgen::from_value(caps).unwrap_or_default();
         let capabilities = Capabilities {
-            history_store: flag(&caps, "historyStore"),
-            session_store: flag(&caps, "sessionStore"),
-            downloads: flag(&caps, "downloads"),
-            oauth: flag(&caps, "oauth"),
+            history_store: options.history_store,
+            session_store: options.session_store,
+            downloads: options.downloads,
+            oauth: options.oauth,
             workspace: config.workspace.is_some(),
-            credential: config.api_key.is_some() || !config.endpoint.is_canonical(),
+            credential: config.has_credential(),
             // Shell::new reads it from the workspace.
             sandboxed: false,
         };

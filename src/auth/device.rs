@@ -5,19 +5,21 @@
 //! request, and only when one is due, so the screen stays live and Esc ([`DeviceLogin::cancel`])
 //! works at any moment; a token that arrives after a cancel is dropped. On success the caller
 //! gets an [`Authorized`], picks a team ([`Authorized::team_choice`]), builds the record
-//! ([`Authorized::into_record`]) and saves it ([`super::session::save_new_session`]).
+//! ([`Authorized::into_record`]) and saves it ([`super::login::save_login`]).
 
 use std::cell::Cell;
 
 use super::endpoints::{discover, AuthConfig, Issuer, PUBLIC_CLIENT_ID, SCOPE};
 use super::error::{AuthError, Step};
+use super::exchange::{exchange, oauth_error_code, post_form};
 use super::json::{object, take, take_string};
 use super::record::OAuthRecord;
-use super::secret::{is_token_shaped, wipe, Secret};
+use super::secret::{is_token_shaped, Secret};
 use super::teams::{fetch_teams, Team, TeamChoice};
 use super::token::{parse_grant, TokenGrant};
-use super::transport::{exchange, oauth_error_code, Clock, HttpRequest, Sleeper, Transport};
-use super::url;
+use crate::caps::clock::now_ms_u64;
+use crate::caps::http::WholeBody;
+use crate::caps::{Cancel, Clock, Http};
 
 /// Polling interval when the server names none.
 pub const DEFAULT_INTERVAL_MS: u64 = 5_000;
@@ -138,19 +140,22 @@ impl DeviceLogin {
     ///
     /// Discovery failures, a refused device request, or a response without a usable
     /// `device_code`, `user_code`, `verification_uri` and `expires_in`.
-    pub async fn start<T, C>(
-        transport: &T,
+    /// `cancel` stops a request in flight (here and in later polls when the caller passes it
+    /// again).
+    pub async fn start<H, C>(
+        http: &H,
         clock: &C,
+        cancel: &Cancel,
         config: &AuthConfig,
     ) -> Result<Self, AuthError>
     where
-        T: Transport + ?Sized,
+        H: Http + ?Sized,
         C: Clock + ?Sized,
     {
-        let endpoints = discover(transport, &config.issuer).await?;
+        let endpoints = discover(http, clock, cancel, &config.issuer).await?;
         let url = endpoints.device_authorization;
         let mut client_id = config.client_id.clone();
-        let mut response = request_code(transport, &url, &client_id).await;
+        let mut response = request_code(http, clock, cancel, &url, &client_id).await;
         let custom_refused = matches!(
             &response,
             Err(AuthError::Rejected {
@@ -160,11 +165,12 @@ impl DeviceLogin {
         );
         if custom_refused && client_id != PUBLIC_CLIENT_ID {
             client_id = PUBLIC_CLIENT_ID.to_owned();
-            response = request_code(transport, &url, &client_id).await;
+            response = request_code(http, clock, cancel, &url, &client_id).await;
         }
         let body = response?;
-        let parsed = parse_device_response(&config.issuer, &body, clock.now_ms());
-        wipe(body);
+        // `body` is wiped when it is dropped.
+        let parsed = parse_device_response(&config.issuer, &body, now_ms_u64(clock));
+        drop(body);
         let (device_code, code) = parsed?;
         Ok(Self {
             issuer: config.issuer.clone(),
@@ -172,7 +178,7 @@ impl DeviceLogin {
             token_endpoint: endpoints.token,
             device_code,
             interval_ms: Cell::new(code.interval_ms),
-            next_poll_at_ms: Cell::new(clock.now_ms().saturating_add(code.interval_ms)),
+            next_poll_at_ms: Cell::new(now_ms_u64(clock).saturating_add(code.interval_ms)),
             phase: Cell::new(Phase::Waiting),
             code,
         })
@@ -210,10 +216,12 @@ impl DeviceLogin {
         }
     }
 
-    /// Sends one token request if one is due, and says where the login stands.
-    pub async fn poll<T, C>(&self, transport: &T, clock: &C) -> PollOutcome
+    /// Sends one token request if one is due, and says where the login stands. `cancel` stops
+    /// the request in flight (the poll then ends as [`PollOutcome::Failed`], or
+    /// [`PollOutcome::Cancelled`] after [`DeviceLogin::cancel`]).
+    pub async fn poll<H, C>(&self, http: &H, clock: &C, cancel: &Cancel) -> PollOutcome
     where
-        T: Transport + ?Sized,
+        H: Http + ?Sized,
         C: Clock + ?Sized,
     {
         match self.phase.get() {
@@ -226,7 +234,7 @@ impl DeviceLogin {
             }
             Phase::Waiting => {}
         }
-        let now = clock.now_ms();
+        let now = now_ms_u64(clock);
         if now >= self.code.expires_at_ms {
             return self.finish(PollOutcome::Expired);
         }
@@ -236,7 +244,7 @@ impl DeviceLogin {
             };
         }
         let in_flight = InFlight::begin(&self.phase);
-        let request = HttpRequest::post_form(
+        let request = post_form(
             self.token_endpoint.clone(),
             &[
                 ("client_id", &self.client_id),
@@ -244,12 +252,12 @@ impl DeviceLogin {
                 ("device_code", self.device_code.expose()),
             ],
         );
-        let result = exchange(transport, Step::DeviceToken, request).await;
+        let result = exchange(http, clock, cancel, Step::DeviceToken, request).await;
         drop(in_flight);
         if self.phase.get() == Phase::Cancelled {
             return PollOutcome::Cancelled;
         }
-        let now = clock.now_ms();
+        let now = now_ms_u64(clock);
         let response = match result {
             Ok(response) => response,
             Err(error) => return self.finish(PollOutcome::Failed(error)),
@@ -292,21 +300,22 @@ impl DeviceLogin {
         }
     }
 
-    /// Polls until the login ends, sleeping between requests: for callers without a UI tick.
-    pub async fn wait<T, C, S>(&self, transport: &T, clock: &C, sleeper: &S) -> PollOutcome
+    /// Polls until the login ends, sleeping on `clock` between requests: for callers without a
+    /// UI tick. `cancel` also ends a sleep (the next poll then reports where the login stands).
+    pub async fn wait<H, C>(&self, http: &H, clock: &C, cancel: &Cancel) -> PollOutcome
     where
-        T: Transport + ?Sized,
+        H: Http + ?Sized,
         C: Clock + ?Sized,
-        S: Sleeper + ?Sized,
     {
         loop {
-            let outcome = self.poll(transport, clock).await;
+            let outcome = self.poll(http, clock, cancel).await;
             if !outcome.is_waiting() {
                 return outcome;
             }
             let due = self.next_poll_at_ms.get().min(self.code.expires_at_ms);
-            sleeper
-                .sleep(due.saturating_sub(clock.now_ms()).max(1))
+            let wait = due.saturating_sub(now_ms_u64(clock)).max(1);
+            let _ = cancel
+                .run(clock.sleep(u32::try_from(wait).unwrap_or(u32::MAX)))
                 .await;
         }
     }
@@ -388,8 +397,12 @@ impl Authorized {
     }
 
     /// Lists the user's teams and decides whether to ask; a failed listing means no teams.
-    pub async fn team_choice<T: Transport + ?Sized>(&self, transport: &T) -> TeamChoice {
-        let teams = fetch_teams(transport, &self.issuer, &self.access_token).await;
+    pub async fn team_choice<H, C>(&self, http: &H, clock: &C, cancel: &Cancel) -> TeamChoice
+    where
+        H: Http + ?Sized,
+        C: Clock + ?Sized,
+    {
+        let teams = fetch_teams(http, clock, cancel, &self.issuer, &self.access_token).await;
         TeamChoice::from_teams(teams.unwrap_or_default())
     }
 
@@ -411,16 +424,22 @@ impl Authorized {
     }
 }
 
-async fn request_code<T: Transport + ?Sized>(
-    transport: &T,
+async fn request_code<H, C>(
+    http: &H,
+    clock: &C,
+    cancel: &Cancel,
     url: &str,
     client_id: &str,
-) -> Result<Vec<u8>, AuthError> {
-    let request = HttpRequest::post_form(
+) -> Result<WholeBody, AuthError>
+where
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
+{
+    let request = post_form(
         url.to_owned(),
         &[("client_id", client_id), ("scope", SCOPE)],
     );
-    let mut response = exchange(transport, Step::DeviceAuthorization, request).await?;
+    let response = exchange(http, clock, cancel, Step::DeviceAuthorization, request).await?;
     if response.status != 200 {
         return Err(AuthError::Rejected {
             step: Step::DeviceAuthorization,
@@ -428,7 +447,7 @@ async fn request_code<T: Transport + ?Sized>(
             error: oauth_error_code(&response.body),
         });
     }
-    Ok(std::mem::take(&mut response.body))
+    Ok(response.body)
 }
 
 fn parse_device_response(
@@ -509,11 +528,5 @@ fn parse_device_response(
 
 /// Verification URIs are shown and opened: they follow the same host rule as the endpoints.
 fn check_verification_uri(issuer: &Issuer, uri: &str) -> Result<(), ()> {
-    let parts = url::parse(uri).map_err(|_| ())?;
-    let problem = if issuer.is_loopback() {
-        parts.loopback_problem()
-    } else {
-        parts.vercel_problem()
-    };
-    problem.map_or(Ok(()), |_| Err(()))
+    issuer.url_problem(uri).map_or(Ok(()), |_| Err(()))
 }

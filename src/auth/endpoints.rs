@@ -1,5 +1,5 @@
 //! Where OAuth requests go: the issuer, its discovered endpoints, the teams URL, the client id,
-//! and the form encoding every POST uses.
+//! and the rule every URL of the issuer follows.
 //!
 //! Endpoint policy (the reference fixes the issuer but takes production endpoints from discovery
 //! unchecked; we pin them):
@@ -15,9 +15,10 @@
 //!   `revocation_endpoint`.
 
 use super::error::{AuthError, Step};
+use super::exchange::{exchange, get_json};
 use super::json::{object, take_string};
-use super::transport::{exchange, HttpRequest, Transport};
-use super::url;
+use crate::caps::{Cancel, Clock, Http};
+use crate::net::url::{self, Host, Scheme, Url, UrlError};
 
 /// The production issuer.
 pub const PRODUCTION_ISSUER: &str = "https://vercel.com";
@@ -65,16 +66,17 @@ impl Issuer {
             return Ok(Self::production());
         };
         let reject = |reason| AuthError::IssuerOverrideRejected { reason };
-        let parts = url::parse(value).map_err(reject)?;
-        if let Some(problem) = parts.loopback_problem() {
+        let parts = read_url(value).map_err(reject)?;
+        if let Some(problem) = loopback_problem(&parts) {
             return Err(reject(problem));
         }
-        if !(parts.rest.is_empty() || parts.rest == "/") {
+        if !(parts.query.is_none() && (parts.path.is_empty() || parts.path == "/")) {
             return Err(reject("has a path or query; only an origin is allowed"));
         }
         let port = parts.port.unwrap_or_default();
+        let host = parts.host.loopback_name().unwrap_or_default();
         Ok(Self {
-            origin: format!("http://{}:{port}", parts.host),
+            origin: format!("http://{host}:{port}"),
             loopback: true,
         })
     }
@@ -109,14 +111,19 @@ impl Issuer {
 
     /// Checks a discovered endpoint against this issuer's rule.
     fn check_endpoint(&self, field: &'static str, value: &str) -> Result<(), AuthError> {
-        let not_allowed = |reason| AuthError::EndpointNotAllowed { field, reason };
-        let parts = url::parse(value).map_err(not_allowed)?;
-        let problem = if self.loopback {
-            parts.loopback_problem()
-        } else {
-            parts.vercel_problem()
-        };
-        problem.map_or(Ok(()), |reason| Err(not_allowed(reason)))
+        self.url_problem(value).map_or(Ok(()), |reason| {
+            Err(AuthError::EndpointNotAllowed { field, reason })
+        })
+    }
+
+    /// What is wrong with `value` as a URL of this issuer (a discovered endpoint, a verification
+    /// page), or `None`.
+    pub(crate) fn url_problem(&self, value: &str) -> Option<&'static str> {
+        match read_url(value) {
+            Err(problem) => Some(problem),
+            Ok(parts) if self.loopback => loopback_problem(&parts),
+            Ok(parts) => vercel_problem(&parts),
+        }
     }
 }
 
@@ -226,12 +233,18 @@ impl Endpoints {
 /// # Errors
 ///
 /// Transport failures, a status other than 200, or anything [`Endpoints::parse`] refuses.
-pub async fn discover<T: Transport + ?Sized>(
-    transport: &T,
+pub async fn discover<H, C>(
+    http: &H,
+    clock: &C,
+    cancel: &Cancel,
     issuer: &Issuer,
-) -> Result<Endpoints, AuthError> {
-    let request = HttpRequest::get_json(issuer.discovery_url(), None);
-    let response = exchange(transport, Step::Discovery, request).await?;
+) -> Result<Endpoints, AuthError>
+where
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
+{
+    let request = get_json(issuer.discovery_url(), None);
+    let response = exchange(http, clock, cancel, Step::Discovery, request).await?;
     if response.status != 200 {
         return Err(AuthError::Rejected {
             step: Step::Discovery,
@@ -242,30 +255,89 @@ pub async fn discover<T: Transport + ?Sized>(
     Endpoints::parse(issuer, &response.body)
 }
 
-/// `application/x-www-form-urlencoded` body: every byte except ASCII letters, digits and
-/// `-_.~` is percent-encoded (a space becomes `%20`).
-#[must_use]
-pub fn form_encode(fields: &[(&str, &str)]) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = String::new();
-    for (index, (name, value)) in fields.iter().enumerate() {
-        if index > 0 {
-            out.push('&');
-        }
-        for (part_index, part) in [name, value].into_iter().enumerate() {
-            if part_index == 1 {
-                out.push('=');
-            }
-            for byte in part.bytes() {
-                if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-                    out.push(char::from(byte));
-                } else {
-                    out.push('%');
-                    out.push(char::from(HEX[usize::from(byte >> 4)]));
-                    out.push(char::from(HEX[usize::from(byte & 0x0f)]));
-                }
-            }
-        }
+/// Reads an OAuth URL with [`crate::net::url`], stricter up front: at most 2048 bytes of
+/// visible ASCII, no `#fragment` at all, the scheme spelled `http://` or `https://`; hosts are
+/// names of letters, digits, `-` and `.`, or `[::1]`; ports are 1-65535.
+fn read_url(text: &str) -> Result<Url<'_>, &'static str> {
+    if text.len() > 2048 {
+        return Err("longer than 2048 bytes");
     }
-    out
+    if !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err("contains spaces, control or non-ASCII characters");
+    }
+    if text.contains('#') {
+        return Err("has a #fragment");
+    }
+    if !(text.starts_with("https://") || text.starts_with("http://")) {
+        return Err("is not an http:// or https:// URL");
+    }
+    let parts = url::parse(text).map_err(|error| match error {
+        UrlError::Backslash => "contains a backslash",
+        UrlError::UnclosedBracket => "has an unclosed [ in its host",
+        UrlError::TextAfterBracket => "has text after its bracketed host",
+        UrlError::MalformedIpv6 => "uses an IPv6 host other than [::1]",
+        UrlError::EmptyHost | UrlError::MalformedHost => "has an empty or malformed host",
+        UrlError::PortNotNumber => "has a malformed port",
+        UrlError::PortTooLarge => "has a port outside 1-65535",
+        UrlError::Empty
+        | UrlError::SpaceOrControl
+        | UrlError::NoScheme
+        | UrlError::MalformedScheme
+        | UrlError::OtherScheme
+        | UrlError::NoSlashes => "is not an http:// or https:// URL",
+    })?;
+    if parts.userinfo {
+        return Err("carries a user name or password");
+    }
+    match &parts.host {
+        Host::Ipv6(_) if !parts.host.is_loopback() => {
+            return Err("uses an IPv6 host other than [::1]")
+        }
+        Host::Name(name) if name.contains(['_', '~']) => {
+            return Err("has an empty or malformed host")
+        }
+        _ => {}
+    }
+    if parts.port == Some(0) {
+        return Err("has a port outside 1-65535");
+    }
+    Ok(parts)
+}
+
+/// `http://` on 127.0.0.1, localhost or [::1] with an explicit port.
+fn loopback_problem(url: &Url<'_>) -> Option<&'static str> {
+    if url.scheme == Scheme::Https {
+        Some("is https, not plain loopback http")
+    } else if !url.host.is_loopback() {
+        Some("is not on 127.0.0.1, localhost or [::1]")
+    } else if url.port.is_none() {
+        Some("has no explicit port")
+    } else {
+        None
+    }
+}
+
+/// `https://` on vercel.com or a subdomain of it, on the default port.
+fn vercel_problem(url: &Url<'_>) -> Option<&'static str> {
+    let on_vercel = match &url.host {
+        Host::Name(host) => {
+            host == "vercel.com"
+                || host.strip_suffix(".vercel.com").is_some_and(|sub| {
+                    !sub.is_empty()
+                        && sub
+                            .split('.')
+                            .all(|label| !label.is_empty() && !label.starts_with('-'))
+                })
+        }
+        Host::Ipv6(_) => false,
+    };
+    if url.scheme != Scheme::Https {
+        Some("is not https")
+    } else if !on_vercel {
+        Some("is not on vercel.com or one of its subdomains")
+    } else if url.port.is_some_and(|port| port != 443) {
+        Some("uses a port other than 443")
+    } else {
+        None
+    }
 }

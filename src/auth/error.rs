@@ -1,4 +1,5 @@
-//! [`AuthError`]: every way device login, refresh, teams or logout can fail.
+//! [`AuthError`]: every way device login, refresh, teams or logout can fail, and
+//! [`RecordInvalid`], why stored bytes are no usable record.
 //!
 //! No variant carries a token, a device code or a response body: only our own words, HTTP
 //! statuses, sanitized OAuth error codes and the host's short failure descriptions.
@@ -7,11 +8,26 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::caps::http::ExchangeError;
+use crate::caps::StoreError;
 use crate::Code;
 
-use super::record::RecordInvalid;
-use super::store::StoreError;
-use super::transport::TransportError;
+/// Why stored bytes are not a usable record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum RecordInvalid {
+    #[error("the record is larger than 64 KiB")]
+    TooLarge,
+    #[error("the record is not a JSON object")]
+    NotJsonObject,
+    #[error("the record's version is not 1")]
+    Version,
+    #[error("the record has no {0}")]
+    Missing(&'static str),
+    #[error("the record's {0} has the wrong type or an unusable value")]
+    Invalid(&'static str),
+    #[error("the record belongs to another issuer")]
+    IssuerNotAllowed,
+}
 
 /// Which OAuth exchange an error belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +85,7 @@ pub enum AuthError {
     Transport {
         step: Step,
         #[source]
-        source: TransportError,
+        source: ExchangeError,
     },
     /// The response body went past 64 KiB.
     #[error("the {step} response is larger than 64 KiB")]
@@ -160,10 +176,13 @@ impl AuthError {
         }
     }
 
-    pub(crate) fn from_store(op: StoreOp, error: StoreError) -> Self {
+    pub(crate) fn from_store(op: StoreOp, error: &StoreError) -> Self {
         match error {
-            StoreError::RevisionConflict => AuthError::RevisionConflict,
-            StoreError::Failed(message) => AuthError::Store { op, message },
+            StoreError::RevisionConflict { .. } => AuthError::RevisionConflict,
+            StoreError::Failed { .. } => AuthError::Store {
+                op,
+                message: error.message().to_owned(),
+            },
         }
     }
 }

@@ -9,36 +9,20 @@
 use std::fmt;
 
 use serde::Serialize;
-use thiserror::Error;
 
 use super::endpoints::Issuer;
 use super::error::AuthError;
+pub use super::error::RecordInvalid;
 use super::json::{object, take};
 use super::secret::{is_token_shaped, Secret};
-use super::store::MAX_RECORD_BYTES;
 use super::token::is_scope_shaped;
 
 /// The record format version we write and read.
 pub const RECORD_VERSION: u64 = 1;
 /// A credential counts as expired this long before its `expires_at_ms`.
 pub const EXPIRY_MARGIN_MS: u64 = 60_000;
-
-/// Why stored bytes are not a usable record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-pub enum RecordInvalid {
-    #[error("the record is larger than 64 KiB")]
-    TooLarge,
-    #[error("the record is not a JSON object")]
-    NotJsonObject,
-    #[error("the record's version is not 1")]
-    Version,
-    #[error("the record has no {0}")]
-    Missing(&'static str),
-    #[error("the record's {0} has the wrong type or an unusable value")]
-    Invalid(&'static str),
-    #[error("the record belongs to another issuer")]
-    IssuerNotAllowed,
-}
+/// Largest record the store may hold.
+pub const MAX_RECORD_BYTES: usize = 64 * 1024;
 
 /// A signed-in Vercel session.
 ///

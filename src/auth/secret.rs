@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+pub(crate) use crate::caps::http::wipe;
+
 /// An OAuth token (access, refresh or device code).
 ///
 /// Invariant: the value is only reachable through [`Secret::expose`]; `Debug` prints
@@ -35,12 +37,6 @@ impl Drop for Secret {
     fn drop(&mut self) {
         wipe(std::mem::take(&mut self.0).into_bytes());
     }
-}
-
-/// Overwrites a buffer that held token material before it is freed.
-pub(crate) fn wipe(mut bytes: Vec<u8>) {
-    bytes.fill(0);
-    std::hint::black_box(&bytes);
 }
 
 /// True when `value` can be sent as a bearer token: 1 to 16 KiB of visible ASCII (no spaces,

@@ -2,9 +2,10 @@
 
 use super::endpoints::Issuer;
 use super::error::{AuthError, Step};
+use super::exchange::{exchange, get_json};
 use super::json::object;
 use super::secret::{is_token_shaped, Secret};
-use super::transport::{exchange, HttpRequest, Transport};
+use crate::caps::{Cancel, Clock, Http};
 
 /// Most teams we keep from one listing.
 pub const MAX_TEAMS: usize = 1000;
@@ -50,13 +51,19 @@ impl TeamChoice {
 ///
 /// Transport failures, a status other than 200, or a body without a `teams` array. Login treats
 /// every error as "no teams".
-pub async fn fetch_teams<T: Transport + ?Sized>(
-    transport: &T,
+pub async fn fetch_teams<H, C>(
+    http: &H,
+    clock: &C,
+    cancel: &Cancel,
     issuer: &Issuer,
     access_token: &Secret,
-) -> Result<Vec<Team>, AuthError> {
-    let request = HttpRequest::get_json(issuer.teams_url(), Some(access_token.expose()));
-    let response = exchange(transport, Step::Teams, request).await?;
+) -> Result<Vec<Team>, AuthError>
+where
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
+{
+    let request = get_json(issuer.teams_url(), Some(access_token.expose()));
+    let response = exchange(http, clock, cancel, Step::Teams, request).await?;
     if response.status != 200 {
         return Err(AuthError::Rejected {
             step: Step::Teams,

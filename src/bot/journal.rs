@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::agent::acp::{ToolStatus, Update};
+use crate::caps::acp::{ToolStatus, Update};
 
 use super::cursor::{Cursor, MAX_K};
 use super::replay::tool_title;

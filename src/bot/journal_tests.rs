@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::agent::acp::{ToolCallContent, ToolKind};
+use crate::caps::acp::{ToolCallContent, ToolKind};
 
 pub(super) fn start(turn: u32) -> TurnStart {
     TurnStart {
@@ -23,6 +23,7 @@ pub(super) fn start(turn: u32) -> TurnStart {
 fn tool_call(id: &str, command: &str) -> Update {
     Update::ToolCall {
         tool_call_id: id.into(),
+        tool_name: "terminal".into(),
         title: command.into(),
         kind: ToolKind::Execute,
         status: ToolStatus::Pending,
@@ -125,6 +126,7 @@ fn failures_and_calls_without_a_tool_call_update() {
     // A tool_call that arrives already finished gives the call and its result.
     let done = Update::ToolCall {
         tool_call_id: "c9".into(),
+        tool_name: "library_read".into(),
         title: String::new(),
         kind: ToolKind::Other,
         status: ToolStatus::Failed,

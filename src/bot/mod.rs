@@ -14,7 +14,8 @@
 //! - [`journal`]: the live journal of a running turn.
 //! - [`resume`]: which lines a consumer at a cursor is owed (replay and journal combined).
 //! - [`docs`]: the `bot/<id>` and `chat/<botId>` documents and their pure read-modify-write steps.
-//! - [`time`]: RFC 3339 timestamps. `shown` (crate-private): caller values inside messages.
+//! - `shown` (crate-private): caller values inside messages. (RFC 3339 timestamps:
+//!   [`crate::agent::time`].)
 
 // Parsers of outside input: no indexing that input can reach.
 #![deny(clippy::indexing_slicing)]
@@ -29,7 +30,6 @@ pub mod replay;
 pub mod resume;
 pub(crate) mod shown;
 pub mod stream;
-pub mod time;
 pub mod upload;
 
 pub use error::{Code, FxbotError};

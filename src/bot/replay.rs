@@ -21,7 +21,7 @@ use super::stream::{
     CallStatus, LineError, ResultStatus, SavedFile, StopReason, StreamLine, TextLine, ToolCallLine,
     ToolResultLine, TurnEnd, TurnStart, Usage,
 };
-use super::time::rfc3339_ms;
+use crate::agent::time::rfc3339_ms;
 
 /// fxbot's input of a message with files or skills (what `turn_start` carries beyond `prompt`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

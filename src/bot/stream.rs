@@ -158,8 +158,8 @@ impl StopReason {
     }
 
     /// The stop reason of an agent turn that ended without an error.
-    pub fn from_agent(reason: crate::agent::acp::StopReason) -> Self {
-        use crate::agent::acp::StopReason as Agent;
+    pub fn from_agent(reason: crate::caps::acp::StopReason) -> Self {
+        use crate::caps::acp::StopReason as Agent;
         match reason {
             Agent::EndTurn => StopReason::EndTurn,
             Agent::MaxOutputTokens => StopReason::MaxTokens,
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn stop_reasons_from_the_agent() {
-        use crate::agent::acp::StopReason as Agent;
+        use crate::caps::acp::StopReason as Agent;
         let mapped: Vec<&str> = [
             Agent::EndTurn,
             Agent::MaxOutputTokens,

@@ -1,8 +1,10 @@
 //! Fast recognition of the flat `{"type":"text-delta","id":..,"delta":..}` events that make up
-//! almost all of a response, and word-at-a-time byte searches used by the SSE decoder.
+//! almost all of a response.
 //!
 //! Everything here is a shortcut: when in doubt it answers `None` and the caller takes the
 //! general serde path, which yields the same values.
+
+use crate::net::bytes::find_string_end;
 
 /// Bytes that end a plain string token: `"`, `\\` and control characters.
 static STRING_STOP: [bool; 256] = {
@@ -16,66 +18,6 @@ static STRING_STOP: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Whether any byte of `word` is zero (exact for existence).
-fn has_zero(word: u64) -> bool {
-    word.wrapping_sub(ONES) & !word & HIGHS != 0
-}
-
-/// Whether any byte of `word` is below `limit` (`limit` ≤ 128; exact for existence).
-fn has_less(word: u64, limit: u8) -> bool {
-    word.wrapping_sub(ONES.wrapping_mul(u64::from(limit))) & !word & HIGHS != 0
-}
-
-fn load(chunk: &[u8]) -> u64 {
-    <[u8; 8]>::try_from(chunk).map_or(u64::MAX, u64::from_le_bytes)
-}
-
-/// Position of the first `needle` in `haystack`.
-pub(crate) fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
-    let pattern = ONES.wrapping_mul(u64::from(needle));
-    let mut offset = 0usize;
-    let mut chunks = haystack.chunks_exact(8);
-    for chunk in &mut chunks {
-        if has_zero(load(chunk) ^ pattern) {
-            if let Some(position) = chunk.iter().position(|&b| b == needle) {
-                return offset.checked_add(position);
-            }
-        }
-        offset = offset.saturating_add(8);
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == needle)
-        .and_then(|p| offset.checked_add(p))
-}
-
-/// Position of the first `"`, `\\` or control byte (< 0x20) in `bytes`.
-fn find_string_end(bytes: &[u8]) -> Option<usize> {
-    let stop = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-    let quotes = ONES.wrapping_mul(u64::from(b'"'));
-    let backslashes = ONES.wrapping_mul(u64::from(b'\\'));
-    let mut offset = 0usize;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = load(chunk);
-        if has_zero(word ^ quotes) || has_zero(word ^ backslashes) || has_less(word, 0x20) {
-            if let Some(position) = chunk.iter().position(|&b| stop(b)) {
-                return offset.checked_add(position);
-            }
-        }
-        offset = offset.saturating_add(8);
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| stop(b))
-        .and_then(|p| offset.checked_add(p))
-}
 
 /// Which delta a flat event carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,28 +133,6 @@ fn plain_string(bytes: &[u8], pos: usize) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn word_searches_match_naive_scans(bytes in proptest::collection::vec(any::<u8>(), 0..80), needle in any::<u8>()) {
-            prop_assert_eq!(find_byte(&bytes, needle), bytes.iter().position(|&b| b == needle));
-            prop_assert_eq!(
-                find_string_end(&bytes),
-                bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            );
-        }
-
-        #[test]
-        fn searches_find_bytes_in_mostly_ascii_text(text in "[a-z\"\\\\\n\t ]{0,64}") {
-            let bytes = text.as_bytes();
-            prop_assert_eq!(find_byte(bytes, b'\n'), bytes.iter().position(|&b| b == b'\n'));
-            prop_assert_eq!(
-                find_string_end(bytes),
-                bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            );
-        }
-    }
 
     #[test]
     fn flat_deltas_are_recognised() {

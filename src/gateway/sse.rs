@@ -1,8 +1,8 @@
 //! The incremental SSE decoder for the language-model response: bytes in (split anywhere, even
 //! inside a UTF-8 character), typed [`SseEvent`]s out.
 //!
-//! Line protocol: lines end at `\n` (a trailing `\r` is dropped); empty lines and `:` comments
-//! are skipped; `data: [DONE]` (or a bare `DONE`) ends the stream; only `data: ` lines (with the
+//! Line protocol ([`crate::net::sse`] splits the lines): lines end at `\n` (a trailing `\r` is
+//! dropped); empty lines and `:` comments are skipped; `data: [DONE]` (or a bare `DONE`) ends the stream; only `data: ` lines (with the
 //! space) carry events; a line longer than [`MAX_SSE_LINE_BYTES`] is an error. An event payload
 //! that is not JSON, not an object, or has no string `type` is skipped. `finish` ends the stream.
 //!
@@ -20,10 +20,11 @@ use crate::Code;
 use super::events::{
     parse_finish, parse_stream_error, ProviderToolResult, ResponseMetadata, SseEvent, ToolCall,
 };
-use super::flat_event::{find_byte, scan_flat_delta, DeltaKind};
+use super::flat_event::{scan_flat_delta, DeltaKind};
+use crate::net::sse::{Flow, LineSplitter};
 
 /// Longest SSE line accepted (32 MiB).
-pub const MAX_SSE_LINE_BYTES: usize = 32 * 1024 * 1024;
+pub const MAX_SSE_LINE_BYTES: usize = crate::net::sse::MAX_LINE_BYTES;
 
 /// A stream that cannot be decoded further.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -79,11 +80,16 @@ struct StreamedInput {
 /// The incremental decoder. Feed it bytes as they arrive; call [`SseDecoder::end`] at EOF.
 #[derive(Debug, Clone)]
 pub struct SseDecoder {
-    pending: Vec<u8>,
-    phase: Phase,
+    lines: LineSplitter,
     failed: Option<SseError>,
+    events: Events,
+}
+
+/// What the decoder knows between lines.
+#[derive(Debug, Clone)]
+struct Events {
+    phase: Phase,
     coalesce: bool,
-    max_line_bytes: usize,
     inputs: Vec<StreamedInput>,
 }
 
@@ -131,12 +137,13 @@ impl SseDecoder {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            pending: Vec::new(),
-            phase: Phase::Streaming,
+            lines: LineSplitter::new(MAX_SSE_LINE_BYTES),
             failed: None,
-            coalesce: true,
-            max_line_bytes: MAX_SSE_LINE_BYTES,
-            inputs: Vec::new(),
+            events: Events {
+                phase: Phase::Streaming,
+                coalesce: true,
+                inputs: Vec::new(),
+            },
         }
     }
 
@@ -145,27 +152,27 @@ impl SseDecoder {
     /// it, so one `feed` call yields one text event per run of deltas.
     #[must_use]
     pub fn with_coalescing(mut self, coalesce: bool) -> Self {
-        self.coalesce = coalesce;
+        self.events.coalesce = coalesce;
         self
     }
 
     /// Lowers the line limit (for tests); it never exceeds [`MAX_SSE_LINE_BYTES`].
     #[must_use]
     pub fn with_max_line_bytes(mut self, limit: usize) -> Self {
-        self.max_line_bytes = limit.min(MAX_SSE_LINE_BYTES);
+        self.lines = LineSplitter::new(limit);
         self
     }
 
     /// Whether the stream has ended (`finish` or `[DONE]`); later bytes are ignored.
     #[must_use]
     pub fn is_done(&self) -> bool {
-        self.phase != Phase::Streaming
+        self.events.phase != Phase::Streaming
     }
 
     /// Whether a `finish` event arrived.
     #[must_use]
     pub fn saw_finish(&self) -> bool {
-        self.phase == Phase::Finished
+        self.events.phase == Phase::Finished
     }
 
     /// Decodes `bytes`, appending events to `out`.
@@ -177,12 +184,31 @@ impl SseDecoder {
         if let Some(error) = &self.failed {
             return Err(error.clone());
         }
-        let result = self.feed_inner(bytes, out);
-        if let Err(error) = &result {
-            self.failed = Some(error.clone());
-            self.pending = Vec::new();
+        if self.is_done() {
+            return Ok(());
         }
-        result
+        let limit = self.lines.max_line_bytes();
+        let events = &mut self.events;
+        let result = self.lines.feed(
+            bytes,
+            |line| {
+                events.handle_line(line, out)?;
+                Ok(if events.phase == Phase::Streaming {
+                    Flow::Continue
+                } else {
+                    Flow::Stop
+                })
+            },
+            || SseError::LineTooLong { limit },
+        );
+        match result {
+            Ok(_) => Ok(()),
+            Err(error) => {
+                self.failed = Some(error.clone());
+                self.lines.clear();
+                Err(error)
+            }
+        }
     }
 
     /// Ends the input: a final line without a newline is decoded, then the outcome is reported.
@@ -193,74 +219,24 @@ impl SseDecoder {
         if let Some(error) = &self.failed {
             return Err(error.clone());
         }
-        if !self.pending.is_empty() && !self.is_done() {
-            let line = std::mem::take(&mut self.pending);
-            if let Err(error) = self.handle_line(&line, out) {
-                self.failed = Some(error.clone());
-                return Err(error);
+        if !self.is_done() {
+            if let Some(line) = self.lines.take_rest() {
+                if let Err(error) = self.events.handle_line(&line, out) {
+                    self.failed = Some(error.clone());
+                    return Err(error);
+                }
             }
         }
-        self.pending = Vec::new();
+        self.lines.clear();
         Ok(StreamEnd {
-            finished: self.phase == Phase::Finished,
-            done_marker: self.phase == Phase::DoneMarker,
+            finished: self.events.phase == Phase::Finished,
+            done_marker: self.events.phase == Phase::DoneMarker,
         })
     }
+}
 
-    fn too_long(&self) -> SseError {
-        SseError::LineTooLong {
-            limit: self.max_line_bytes,
-        }
-    }
-
-    fn feed_inner(&mut self, mut bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        if self.is_done() {
-            return Ok(());
-        }
-        if !self.pending.is_empty() {
-            let Some(newline) = find_byte(bytes, b'\n') else {
-                if self.pending.len().saturating_add(bytes.len()) > self.max_line_bytes {
-                    return Err(self.too_long());
-                }
-                self.pending.extend_from_slice(bytes);
-                return Ok(());
-            };
-            let (head, rest) = bytes.split_at_checked(newline).unwrap_or((bytes, &[]));
-            if self.pending.len().saturating_add(head.len()) > self.max_line_bytes {
-                return Err(self.too_long());
-            }
-            let mut line = std::mem::take(&mut self.pending);
-            line.extend_from_slice(head);
-            let handled = self.handle_line(&line, out);
-            line.clear();
-            self.pending = line;
-            handled?;
-            bytes = rest.get(1..).unwrap_or_default();
-        }
-        while !self.is_done() {
-            match find_byte(bytes, b'\n') {
-                Some(newline) => {
-                    if newline > self.max_line_bytes {
-                        return Err(self.too_long());
-                    }
-                    let (line, rest) = bytes.split_at_checked(newline).unwrap_or((bytes, &[]));
-                    self.handle_line(line, out)?;
-                    bytes = rest.get(1..).unwrap_or_default();
-                }
-                None => {
-                    if bytes.len() > self.max_line_bytes {
-                        return Err(self.too_long());
-                    }
-                    self.pending.extend_from_slice(bytes);
-                    break;
-                }
-            }
-        }
-        Ok(())
-    }
-
+impl Events {
     fn handle_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
         // `data: ` lines first: they are almost all of a stream. Blank lines, comments and
         // other fields fall through to the end.
         if let Some(payload) = line.strip_prefix(b"data: ") {

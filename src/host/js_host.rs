@@ -6,20 +6,18 @@
 //! to typed results. js/host.js also ends every store call at its deadline (`adapterTimeoutMs`)
 //! and abandons them when the agent stops; those come here as coded errors.
 
-use std::collections::HashMap;
-
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::agent::acp::{PermissionAnswer, PermissionRequest, Update};
-use crate::agent::cancel::Cancel;
-use crate::agent::host::{
-    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
-    ResponseBody, StoreError, StoredSession,
+use crate::caps::acp::{PermissionAnswer, PermissionRequest, Update};
+use crate::caps::cancel::Cancel;
+use crate::caps::{
+    Clock, ConfigStore, ExecOutcome, Failure, FetchError, HostEvent, Http, HttpRequest,
+    HttpResponse, ListedSession, OAuthStore, Random, RemoveOutcome, ResponseBody, SessionStore,
+    Store, StoreError, StoredRecord, Ui, Workspace,
 };
-use crate::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 use crate::Code;
 
 #[wasm_bindgen]
@@ -77,8 +75,9 @@ extern "C" {
     fn update(this: &JsHost, turn: u32, update: JsValue);
     #[wasm_bindgen(method, structural)]
     fn text(this: &JsHost, turn: u32, text: &str);
+    /// One event: `{ type, ...detail }`.
     #[wasm_bindgen(method, structural)]
-    fn event(this: &JsHost, kind: &str, detail: JsValue);
+    fn event(this: &JsHost, event: JsValue);
 
     /// `{ promise, abort }`.
     pub type JsOp;
@@ -145,55 +144,75 @@ async fn settle_op(op: &JsOp, cancel: &Cancel) -> Option<Result<JsValue, JsValue
     }
 }
 
-// The codes a `sessionStore` call may reject with: the store's own conflict, or one js/host.js
-// raised (a result it refused for its shape, naming the method and the problem; the deadline;
-// the agent's stop).
-const REVISION_CONFLICT: &str = Code::SessionRevisionConflict.as_str();
+// The codes js/host.js raises for a store call it refused for its shape, that missed its
+// deadline, or that the agent's stop abandoned.
 const ADAPTER_INVALID: &str = Code::AdapterInvalid.as_str();
 const ADAPTER_TIMEOUT: &str = Code::AdapterTimeout.as_str();
 const AGENT_CLOSED: &str = Code::AgentClosed.as_str();
 
-fn store_error(method: &'static str, error: &JsValue) -> StoreError {
-    match error_code(error).as_deref() {
-        Some(REVISION_CONFLICT) => StoreError::RevisionConflict,
-        Some(ADAPTER_INVALID) => StoreError::Invalid {
-            message: error_message(error),
-        },
-        Some(ADAPTER_TIMEOUT) => StoreError::TimedOut {
-            message: error_message(error),
-        },
-        Some(AGENT_CLOSED) => StoreError::Abandoned {
-            message: error_message(error),
-        },
-        _ => StoreError::Failed {
-            method,
-            message: error_message(error),
-        },
-    }
+/// A store call's failure: the conflict code becomes [`StoreError::RevisionConflict`]; js/host.js
+/// marks a refused shape (`FX_ADAPTER_INVALID`), a missed deadline (`FX_ADAPTER_TIMEOUT`) and
+/// an abandoned call (`FX_AGENT_CLOSED`); anything else is the store's own throw. The message is
+/// the store's (never the record's bytes).
+fn store_error(store: Store, method: &'static str, error: &JsValue) -> StoreError {
+    let code = error_code(error);
+    let conflict = match store {
+        Store::Session => Some(Code::SessionRevisionConflict),
+        Store::OAuth => Some(Code::OAuthSessionRevisionConflict),
+        Store::Config => None,
+    };
+    let failure = match code.as_deref() {
+        Some(code) if conflict.is_some_and(|c| c.as_str() == code) => {
+            return StoreError::RevisionConflict { store }
+        }
+        Some(ADAPTER_INVALID) => Failure::Invalid,
+        Some(ADAPTER_TIMEOUT) => Failure::TimedOut,
+        Some(AGENT_CLOSED) => Failure::Abandoned,
+        _ => Failure::Threw,
+    };
+    StoreError::failed(store, method, failure, error_message(error))
 }
 
 /// A value js/host.js checked that still does not convert (a bug on our side, not the host's).
-fn unconvertible(call: &str) -> StoreError {
-    StoreError::Invalid {
-        message: format!("{call}() gave a result the core could not read"),
-    }
+fn unconvertible(store: Store, method: &'static str) -> StoreError {
+    StoreError::failed(
+        store,
+        method,
+        Failure::Invalid,
+        format!(
+            "{}.{method}() gave a result the core could not read",
+            store.name()
+        ),
+    )
 }
 
-/// An `oauthSessionStore` failure: the conflict code becomes its own variant; the message is the
-/// store's (never the record's bytes).
-fn oauth_store_error(error: &JsValue) -> OAuthStoreError {
-    if error_code(error).as_deref() == Some(Code::OAuthSessionRevisionConflict.as_str()) {
-        OAuthStoreError::RevisionConflict
-    } else {
-        OAuthStoreError::Failed(error_message(error))
+/// `{ bytes, revision }` (checked by js/host.js) or `null`.
+fn stored_record(
+    store: Store,
+    method: &'static str,
+    value: &JsValue,
+) -> Result<Option<StoredRecord>, StoreError> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(None);
     }
+    let bytes = get(value, "bytes")
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| unconvertible(store, method))?;
+    let revision = get(value, "revision")
+        .as_string()
+        .ok_or_else(|| unconvertible(store, method))?;
+    Ok(Some(StoredRecord {
+        bytes: bytes.to_vec(),
+        revision,
+    }))
 }
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// The agent's host in the browser or Node.
+/// The agent's host in the browser or Node (a handle: clones share the JS object).
+#[derive(Clone)]
 pub struct JsHostAdapter {
     js: JsHost,
 }
@@ -201,13 +220,6 @@ pub struct JsHostAdapter {
 impl JsHostAdapter {
     pub fn new(js: JsHost) -> Self {
         JsHostAdapter { js }
-    }
-
-    /// The `config()` object js/host.js prepares: `{ env, workspace }`.
-    pub fn read_config(config: &JsValue) -> (HashMap<String, String>, JsValue) {
-        let env: HashMap<String, String> =
-            serde_wasm_bindgen::from_value(get(config, "env")).unwrap_or_default();
-        (env, get(config, "workspace"))
     }
 }
 
@@ -250,15 +262,9 @@ impl Drop for JsBody {
     }
 }
 
-impl Host for JsHostAdapter {
-    type Body = JsBody;
-
+impl Clock for JsHostAdapter {
     fn now_ms(&self) -> i64 {
         self.js.now() as i64
-    }
-
-    fn fill_random(&self, buf: &mut [u8]) {
-        self.js.random(buf);
     }
 
     async fn sleep(&self, ms: u32) {
@@ -276,6 +282,16 @@ impl Host for JsHostAdapter {
         let timer = Clear(self.js.timer(ms));
         let _ = settle(timer.0.promise()).await;
     }
+}
+
+impl Random for JsHostAdapter {
+    fn fill_random(&self, buf: &mut [u8]) {
+        self.js.random(buf);
+    }
+}
+
+impl Http for JsHostAdapter {
+    type Body = JsBody;
 
     async fn fetch(
         &self,
@@ -294,7 +310,12 @@ impl Host for JsHostAdapter {
             .collect();
         let op = self
             .js
-            .fetch(request.method, &request.url, headers, &request.body)
+            .fetch(
+                request.method.as_str(),
+                &request.url,
+                headers,
+                &request.body,
+            )
             .map_err(|error| FetchError::Network(error_message(&error)))?;
         match settle_op(&op, cancel).await {
             None => Err(FetchError::Cancelled),
@@ -318,24 +339,14 @@ impl Host for JsHostAdapter {
             Some(Err(error)) => Err(FetchError::Network(error_message(&error))),
         }
     }
+}
 
-    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+impl SessionStore for JsHostAdapter {
+    async fn load_session(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
         let value = settle(self.js.session_load(id))
             .await
-            .map_err(|e| store_error("load", &e))?;
-        if value.is_null() || value.is_undefined() {
-            return Ok(None);
-        }
-        let bytes = get(&value, "bytes")
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| unconvertible("sessionStore.load"))?;
-        let revision = get(&value, "revision")
-            .as_string()
-            .ok_or_else(|| unconvertible("sessionStore.load"))?;
-        Ok(Some(StoredSession {
-            bytes: bytes.to_vec(),
-            revision,
-        }))
+            .map_err(|e| store_error(Store::Session, "load", &e))?;
+        stored_record(Store::Session, "load", &value)
     }
 
     async fn commit_session(
@@ -349,19 +360,19 @@ impl Host for JsHostAdapter {
                 .session_commit(id, bytes, expected.map(str::to_owned)),
         )
         .await
-        .map_err(|e| store_error("commit", &e))?;
+        .map_err(|e| store_error(Store::Session, "commit", &e))?;
         value
             .as_string()
-            .ok_or_else(|| unconvertible("sessionStore.commit"))
+            .ok_or_else(|| unconvertible(Store::Session, "commit"))
     }
 
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
         let value = settle(self.js.session_list())
             .await
-            .map_err(|e| store_error("list", &e))?;
+            .map_err(|e| store_error(Store::Session, "list", &e))?;
         let entries: Array = value
             .dyn_into()
-            .map_err(|_| unconvertible("sessionStore.list"))?;
+            .map_err(|_| unconvertible(Store::Session, "list"))?;
         entries
             .iter()
             .map(|entry| {
@@ -372,7 +383,7 @@ impl Host for JsHostAdapter {
                         id,
                         updated_at_ms: ms as i64,
                     }),
-                    _ => Err(unconvertible("sessionStore.list")),
+                    _ => Err(unconvertible(Store::Session, "list")),
                 }
             })
             .collect()
@@ -382,87 +393,94 @@ impl Host for JsHostAdapter {
         settle(self.js.session_remove(id))
             .await
             .map(|_| ())
-            .map_err(|e| store_error("remove", &e))
+            .map_err(|e| store_error(Store::Session, "remove", &e))
     }
+}
 
-    async fn exec(&self, command: &str, cwd: &str, timeout_ms: u32, cancel: &Cancel) -> ExecResult {
+impl Workspace for JsHostAdapter {
+    async fn exec(
+        &self,
+        command: &str,
+        cwd: &str,
+        timeout_ms: u32,
+        cancel: &Cancel,
+    ) -> ExecOutcome {
         let limit = u32::try_from(crate::tools::workspace::MAX_OUTPUT_BYTES).unwrap_or(u32::MAX);
         let op = self.js.exec(command, cwd, timeout_ms, limit);
         let value = match settle_op(&op, cancel).await {
-            None => return ExecResult::Cancelled,
-            Some(Err(error)) => return ExecResult::Failed(error_message(&error)),
+            None => return ExecOutcome::Cancelled,
+            Some(Err(error)) => return ExecOutcome::Failed(error_message(&error)),
             Some(Ok(value)) => value,
         };
         match get(&value, "kind").as_string().as_deref() {
-            Some("exited") => ExecResult::Exited {
+            Some("exited") => ExecOutcome::Exited {
                 exit_code: get(&value, "exitCode").as_f64().map_or(-1, |c| c as i32),
                 stdout: get(&value, "stdout").as_string().unwrap_or_default(),
                 stderr: get(&value, "stderr").as_string().unwrap_or_default(),
             },
-            Some("timeout") => ExecResult::TimedOut,
-            Some("cancelled") => ExecResult::Cancelled,
-            _ => ExecResult::Failed(
+            Some("timeout") => ExecOutcome::TimedOut,
+            Some("cancelled") => ExecOutcome::Cancelled,
+            _ => ExecOutcome::Failed(
                 get(&value, "message")
                     .as_string()
                     .unwrap_or_else(|| "workspace.exec failed".into()),
             ),
         }
     }
+}
 
-    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+impl ConfigStore for JsHostAdapter {
+    async fn config_get(&self, id: &str) -> Result<Option<String>, StoreError> {
         let value = settle(self.js.config_get(id))
             .await
-            .map_err(|e| error_message(&e))?;
+            .map_err(|e| store_error(Store::Config, "get", &e))?;
         Ok(value.as_string())
     }
 
-    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, StoreError> {
         let saved = settle(self.js.config_set(id, value))
             .await
-            .map_err(|e| error_message(&e))?;
+            .map_err(|e| store_error(Store::Config, "set", &e))?;
         Ok(saved.as_bool().unwrap_or(true))
     }
+}
 
-    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
+impl OAuthStore for JsHostAdapter {
+    async fn oauth_load(&self) -> Result<Option<StoredRecord>, StoreError> {
         let value = settle(self.js.oauth_load())
             .await
-            .map_err(|e| oauth_store_error(&e))?;
-        if value.is_null() || value.is_undefined() {
-            return Ok(None);
-        }
-        let unreadable =
-            || OAuthStoreError::Failed("oauthSessionStore.load() gave an unreadable record".into());
-        let bytes = get(&value, "bytes")
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| unreadable())?;
-        let revision = get(&value, "revision").as_string().ok_or_else(unreadable)?;
-        Ok(Some((bytes.to_vec(), revision)))
+            .map_err(|e| store_error(Store::OAuth, "load", &e))?;
+        stored_record(Store::OAuth, "load", &value)
     }
 
     async fn oauth_commit(
         &self,
         bytes: Vec<u8>,
         expected: Option<&str>,
-    ) -> Result<String, OAuthStoreError> {
+    ) -> Result<String, StoreError> {
         let promise = self.js.oauth_commit(&bytes, expected.map(str::to_owned));
-        crate::auth::secret::wipe(bytes);
-        let value = settle(promise).await.map_err(|e| oauth_store_error(&e))?;
-        value.as_string().ok_or_else(|| {
-            OAuthStoreError::Failed("oauthSessionStore.commit() returned no revision".into())
-        })
+        crate::caps::http::wipe(bytes);
+        let value = settle(promise)
+            .await
+            .map_err(|e| store_error(Store::OAuth, "commit", &e))?;
+        value
+            .as_string()
+            .ok_or_else(|| unconvertible(Store::OAuth, "commit"))
     }
 
-    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, StoreError> {
         let value = settle(self.js.oauth_remove(expected.map(str::to_owned)))
             .await
-            .map_err(|e| oauth_store_error(&e))?;
+            .map_err(|e| store_error(Store::OAuth, "remove", &e))?;
         Ok(if value.as_string().as_deref() == Some("missing") {
             RemoveOutcome::Missing
         } else {
             RemoveOutcome::Deleted
         })
     }
+}
 
+impl Ui for JsHostAdapter {
     async fn open_url(&self, url: &str) -> bool {
         settle(self.js.open_url(url))
             .await
@@ -490,85 +508,6 @@ impl Host for JsHostAdapter {
     }
 
     fn event(&self, event: HostEvent) {
-        if let HostEvent::SessionUnsaved {
-            session_id,
-            turns,
-            code,
-            message,
-            bytes,
-        } = event
-        {
-            // The bytes go as a Uint8Array, not as an array of numbers.
-            let detail = to_js(&serde_json::json!({
-                "sessionId": session_id, "turns": turns, "code": code, "error": message,
-            }));
-            let _ = Reflect::set(
-                &detail,
-                &JsValue::from_str("bytes"),
-                &Uint8Array::from(bytes.as_slice()),
-            );
-            self.js.event("session.unsaved", detail);
-            return;
-        }
-        let (kind, detail) = match event {
-            HostEvent::SessionForked { from, to, reason } => (
-                "session.forked",
-                serde_json::json!({ "from": from, "to": to, "reason": reason }),
-            ),
-            HostEvent::RequestRetry {
-                attempt,
-                limit,
-                delay_ms,
-                reason,
-            } => (
-                "request.retry",
-                serde_json::json!({ "attempt": attempt, "limit": limit, "delayMs": delay_ms, "reason": reason }),
-            ),
-            HostEvent::CatalogError { message } => {
-                ("catalog.error", serde_json::json!({ "error": message }))
-            }
-            HostEvent::Usage {
-                turn,
-                input_tokens,
-                output_tokens,
-            } => (
-                "turn.usage",
-                serde_json::json!({ "turn": turn, "inputTokens": input_tokens, "outputTokens": output_tokens }),
-            ),
-            HostEvent::ConfigChanged {
-                id,
-                previous,
-                value,
-                source,
-            } => (
-                "config.changed",
-                serde_json::json!({ "configId": id, "previousValue": previous, "value": value, "source": source }),
-            ),
-            HostEvent::ConfigRestoreError { id, message } => (
-                "config.restore_error",
-                serde_json::json!({ "configId": id, "error": message }),
-            ),
-            HostEvent::ConfigPersistError { id, message } => (
-                "config.persist_error",
-                serde_json::json!({ "configId": id, "error": message }),
-            ),
-            HostEvent::AuthChanged { source, team } => (
-                "auth.changed",
-                serde_json::json!({ "source": source, "team": team }),
-            ),
-            HostEvent::AuthRefreshed { outcome } => {
-                ("auth.refresh", serde_json::json!({ "outcome": outcome }))
-            }
-            HostEvent::AuthRefreshFailed {
-                code,
-                message,
-                signed_out,
-            } => (
-                "auth.refresh_error",
-                serde_json::json!({ "code": code, "error": message, "signedOut": signed_out }),
-            ),
-            HostEvent::SessionUnsaved { .. } => return,
-        };
-        self.js.event(kind, to_js(&detail));
+        self.js.event(to_js(&event));
     }
 }

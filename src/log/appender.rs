@@ -61,30 +61,30 @@ pub struct TurnCommit {
 }
 
 /// A session being written: its bytes and the state they replay to.
-pub struct Session {
+pub struct SessionLog {
     pub(super) bytes: Vec<u8>,
     /// Where the frames end and the records after them sit.
     pub(super) layout: Layout,
     pub(super) reducer: Reducer,
-    /// Image bytes staged by [`Session::stage_image`], written with the first frame that
+    /// Image bytes staged by [`SessionLog::stage_image`], written with the first frame that
     /// references them.
     pub(super) staged: Vec<(ImageSnapshot, Vec<u8>)>,
-    /// Counts changes to the bytes ([`Session::mark`]).
+    /// Counts changes to the bytes ([`SessionLog::mark`]).
     pub(super) changes: u64,
     /// Counts log compactions, which rewrite every byte.
     pub(super) epoch: u64,
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for SessionLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
+        f.debug_struct("SessionLog")
             .field("bytes", &self.bytes.len())
             .field("seq", &self.reducer.last_seq)
             .finish()
     }
 }
 
-impl Session {
+impl SessionLog {
     /// Creates a session: a fresh generation and a `session_started` frame with a zeroed usage
     /// snapshot.
     ///
@@ -137,7 +137,7 @@ impl Session {
 
     /// Loads existing session bytes strictly and continues from their end. Bytes written in an
     /// older layout (records between frames, several display records) are laid out anew; the
-    /// session then counts as changed (see [`Session::loaded_mark`]).
+    /// session then counts as changed (see [`SessionLog::loaded_mark`]).
     ///
     /// # Errors
     /// The loader's [`LogError`].
@@ -180,7 +180,7 @@ impl Session {
     }
 
     /// True once the generation holds 4096 frames past its first or 128 MiB past its first
-    /// frame (image records included): fx's trigger for [`Session::compact_log`].
+    /// frame (image records included): fx's trigger for [`SessionLog::compact_log`].
     pub fn compaction_due(&self) -> bool {
         const FRAMES: u64 = 4096;
         const BYTES: usize = 128 * 1024 * 1024;

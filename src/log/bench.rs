@@ -1,7 +1,7 @@
 //! Benchmark support: a deterministic generator of realistic sessions, shared by the native
 //! benchmark (`examples/log_bench.rs`) and the wasm side so both measure the same bytes.
 
-use super::appender::{Environment, NewSession, Session, TurnCommit};
+use super::appender::{Environment, NewSession, SessionLog, TurnCommit};
 use super::execution::{
     Execution, FileAction, FileRecord, ProcessPresentation, ToolCall, ToolResult, ToolStatus,
     ToolStep,
@@ -132,7 +132,7 @@ pub fn generate_session(turns: usize) -> Vec<u8> {
         conversation_language: None,
         id: None,
     };
-    let Ok(mut session) = Session::create(&mut env, new) else {
+    let Ok(mut session) = SessionLog::create(&mut env, new) else {
         return Vec::new();
     };
     for i in 0..turns {
@@ -164,7 +164,7 @@ pub fn generate_session(turns: usize) -> Vec<u8> {
 /// fx commits them); returns the new bytes. Used to time the per-commit append cost.
 pub fn append_turns(bytes: Vec<u8>, turns: usize) -> Vec<u8> {
     let mut env = FixedEnv::new(0x5eed_1234_abcd_0002, 1_791_000_000_000);
-    let Ok(mut session) = Session::load(bytes) else {
+    let Ok(mut session) = SessionLog::load(bytes) else {
         return Vec::new();
     };
     let start = session.state().history.len();

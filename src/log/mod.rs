@@ -60,6 +60,7 @@ pub mod appender;
 pub mod blob;
 pub mod checkpoint;
 pub mod display;
+mod durable;
 pub mod error;
 pub mod event;
 pub mod execution;
@@ -82,7 +83,7 @@ pub mod view;
 #[cfg(any(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 
-pub use appender::{Environment, NewSession, Session};
+pub use appender::{Environment, NewSession, SessionLog};
 pub use error::{LogError, Reason};
 pub use event::{Event, Frame};
 pub use json::write::hex_string;

@@ -1,18 +1,18 @@
-//! The records a [`Session`] keeps after its frames ([`super::layout`]): image blobs staged
+//! The records a [`SessionLog`] keeps after its frames ([`super::layout`]): image blobs staged
 //! for a turn, the display record a `/rename` writes, the turn notes; and the commit [`Mark`]
 //! that tells whether stored bytes are still exactly what was committed.
 
 use sha2::{Digest, Sha256};
 
-use super::appender::Session;
+use super::appender::SessionLog;
 use super::blob::{encode_blob, MAX_BLOB_BYTES};
 use super::error::{LogError, Reason};
 use super::layout::Mark;
 use super::notes::{TurnNotes, NOTES_PATH};
 use super::turn::{snapshot_locator, ImageSnapshot};
 
-impl Session {
-    /// What is committed now, for [`Session::is_at`] and [`Session::committed_equals`].
+impl SessionLog {
+    /// What is committed now, for [`SessionLog::is_at`] and [`SessionLog::committed_equals`].
     pub fn mark(&self) -> Mark {
         Mark {
             epoch: self.epoch,
@@ -43,7 +43,7 @@ impl Session {
     /// `old`, a commit mark of `old_log`, as a mark of this log: `old_log` reloaded from the
     /// bytes it had before a change that was taken back. With `current`, this log is what was
     /// committed; otherwise the mark still tells the committed bytes apart but is never "at".
-    pub fn carry_mark(&self, old_log: &Session, old: &Mark, current: bool) -> Mark {
+    pub fn carry_mark(&self, old_log: &SessionLog, old: &Mark, current: bool) -> Mark {
         if current {
             return self.mark();
         }

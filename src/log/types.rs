@@ -1,57 +1,11 @@
 //! Shared value types of the log ([`DurableBytes`], [`Preferences`], [`Provider`]) and the
 //! value rules of §3.1 (session id, workspace roots, language, model, effort).
 
-use std::borrow::Cow;
-
+pub use super::durable::DurableBytes;
 use super::error::Reason;
 use super::json::read::{as_str, fields, Path};
 use super::json::tree::Value;
 use super::json::write::Writer;
-
-/// A byte string stored as durable bytes (§0.3): a JSON string when it is valid UTF-8, the
-/// `{"encoding":"base64","data":...}` form otherwise.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct DurableBytes(pub Vec<u8>);
-
-impl DurableBytes {
-    /// The raw bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    /// The bytes as text when they are valid UTF-8.
-    pub fn as_str(&self) -> Option<&str> {
-        std::str::from_utf8(&self.0).ok()
-    }
-
-    /// The bytes as text, invalid UTF-8 replaced by U+FFFD.
-    pub fn to_lossy(&self) -> Cow<'_, str> {
-        String::from_utf8_lossy(&self.0)
-    }
-
-    /// True when there are no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl From<&str> for DurableBytes {
-    fn from(text: &str) -> Self {
-        Self(text.as_bytes().to_vec())
-    }
-}
-
-impl From<String> for DurableBytes {
-    fn from(text: String) -> Self {
-        Self(text.into_bytes())
-    }
-}
-
-impl From<Vec<u8>> for DurableBytes {
-    fn from(bytes: Vec<u8>) -> Self {
-        Self(bytes)
-    }
-}
 
 /// The model provider route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

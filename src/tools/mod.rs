@@ -4,9 +4,12 @@
 //!   capping at a UTF-8 boundary).
 //! - [`terminal`]: the `terminal` tool's schema, strict argument decoding, and the result record
 //!   the model reads back.
+//! - [`set`]: the tool-set seam a turn runs its calls through ([`set::ToolSet`]), and the coding
+//!   agent's set ([`set::TerminalTools`]).
 //!
-//! Nothing here does I/O: the agent calls the host's `exec` and hands the outcome to
-//! [`terminal::ToolOutcome`] to build the record.
+//! The only I/O is the workspace's `exec` ([`crate::caps::Workspace`]), which
+//! [`set::TerminalTools`] calls and turns into a [`terminal::ToolRecord`].
 
+pub mod set;
 pub mod terminal;
 pub mod workspace;

@@ -6,7 +6,11 @@
 
 use serde::Serialize;
 
-use super::workspace::{CappedOutput, COMMAND_TIMEOUT_MS, MAX_COMMAND_BYTES};
+use crate::caps::ExecOutcome;
+
+use super::workspace::{
+    cap_output, CappedOutput, COMMAND_TIMEOUT_MS, MAX_COMMAND_BYTES, MAX_OUTPUT_BYTES,
+};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "terminal";
@@ -93,19 +97,6 @@ pub fn decode_arguments(arguments_json: &str) -> Result<String, ArgumentError> {
     Ok(command.to_owned())
 }
 
-/// How a command ended, as the host reported it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExecOutcome {
-    Exited {
-        exit_code: i32,
-        output: CappedOutput,
-    },
-    TimedOut,
-    Cancelled,
-    /// The adapter threw or returned something outside its contract.
-    HostFailed(String),
-}
-
 /// `success` or `failure`, as stored in the session log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -177,20 +168,48 @@ impl ToolRecord {
         }))
     }
 
-    /// The record for a command the host ran (or failed to run).
+    /// The record for a command the host ran (or failed to run); its output is capped at
+    /// [`MAX_OUTPUT_BYTES`] (at a UTF-8 boundary).
     pub fn from_outcome(command: &str, cwd: &str, outcome: &ExecOutcome) -> Self {
         match outcome {
-            ExecOutcome::Exited { exit_code: 0, output } => ToolRecord {
+            ExecOutcome::Exited {
+                exit_code,
+                stdout,
+                stderr,
+            } => Self::exited(command, cwd, *exit_code, &cap_output(stdout, stderr, MAX_OUTPUT_BYTES)),
+            ExecOutcome::TimedOut => Self::failure(format!(
+                "timeout=true\ntimeout_ms={COMMAND_TIMEOUT_MS}\nThe command did not finish in time and was stopped.\n"
+            )),
+            ExecOutcome::Cancelled => {
+                let mut record = Self::failure("command cancelled\n".to_owned());
+                record.cancelled = true;
+                record
+            }
+            ExecOutcome::Failed(message) => Self::failure(error_json(&ErrorBody {
+                kind: "tool_execution_failed",
+                tool_name: NAME,
+                message: &format!("The workspace could not run the command: {message}"),
+                details: None,
+                reason: None,
+                denied: None,
+                suggestion: "Try a simpler command, or tell the user the workspace is failing.",
+            })),
+        }
+    }
+
+    fn exited(command: &str, cwd: &str, exit_code: i32, output: &CappedOutput) -> Self {
+        match exit_code {
+            0 => ToolRecord {
                 status: Status::Success,
                 output: success_text(output),
                 exit_code: Some(0),
                 cancelled: false,
             },
-            ExecOutcome::Exited { exit_code, output } => {
+            exit_code => {
                 let details = Details {
                     command,
                     cwd,
-                    exit_code: *exit_code,
+                    exit_code,
                     truncated: output.truncated,
                     stdout: non_empty(&output.stdout),
                     stderr: non_empty(&output.stderr),
@@ -204,26 +223,9 @@ impl ToolRecord {
                     denied: None,
                     suggestion: "Read stderr and fix the command or explain the blocker; do not rerun it unchanged.",
                 }));
-                record.exit_code = Some(*exit_code);
+                record.exit_code = Some(exit_code);
                 record
             }
-            ExecOutcome::TimedOut => Self::failure(format!(
-                "timeout=true\ntimeout_ms={COMMAND_TIMEOUT_MS}\nThe command did not finish in time and was stopped.\n"
-            )),
-            ExecOutcome::Cancelled => {
-                let mut record = Self::failure("command cancelled\n".to_owned());
-                record.cancelled = true;
-                record
-            }
-            ExecOutcome::HostFailed(message) => Self::failure(error_json(&ErrorBody {
-                kind: "tool_execution_failed",
-                tool_name: NAME,
-                message: &format!("The workspace could not run the command: {message}"),
-                details: None,
-                reason: None,
-                denied: None,
-                suggestion: "Try a simpler command, or tell the user the workspace is failing.",
-            })),
         }
     }
 }
@@ -301,7 +303,6 @@ fn error_json(body: &ErrorBody<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::workspace::cap_output;
 
     #[test]
     fn decodes_strictly() {
@@ -354,13 +355,13 @@ mod tests {
 
     #[test]
     fn success_record_matches_fx() {
-        let output = cap_output("hello-from-tool\n", "", 65536);
         let record = ToolRecord::from_outcome(
             "echo",
             "/w",
             &ExecOutcome::Exited {
                 exit_code: 0,
-                output,
+                stdout: "hello-from-tool\n".into(),
+                stderr: "".into(),
             },
         );
         assert_eq!(
@@ -368,13 +369,13 @@ mod tests {
             "exit_code=0\n<stdout>\nhello-from-tool\n</stdout>\n"
         );
         assert_eq!(record.status, Status::Success);
-        let output = cap_output("", "", 65536);
         let record = ToolRecord::from_outcome(
             "true",
             "/w",
             &ExecOutcome::Exited {
                 exit_code: 0,
-                output,
+                stdout: "".into(),
+                stderr: "".into(),
             },
         );
         assert_eq!(record.output, "exit_code=0\n(no output)\n");
@@ -382,13 +383,13 @@ mod tests {
 
     #[test]
     fn failure_record_is_json() {
-        let output = cap_output("partial\n", "ls: nope\n", 65536);
         let record = ToolRecord::from_outcome(
             "ls x",
             "/w",
             &ExecOutcome::Exited {
                 exit_code: 2,
-                output,
+                stdout: "partial\n".into(),
+                stderr: "ls: nope\n".into(),
             },
         );
         assert_eq!(record.status, Status::Failure);

@@ -254,6 +254,28 @@ describe('device login in the terminal', () => {
     }
   });
 
+  test('a stored sign-in whose revision is longer than 1 KiB is refused where the host checks store results', async () => {
+    // js/host.js checks every store result once (its RESULTS table); the core reads no revision
+    // the host let through unchecked.
+    const store = {
+      load: () => ({ bytes: new TextEncoder().encode('{}\n'), revision: 'r'.repeat(1025) }),
+      commit: () => ({ revision: 'r1' }),
+      remove: () => 'deleted',
+    };
+    const { term, runtime } = await startTerminal({
+      fetch: fakeFetch([]).fetch,
+      env: { AI_GATEWAY_API_KEY: 'k' },
+      oauthSessionStore: store,
+      openUrl: () => true,
+    });
+    try {
+      await until(term, (_, all) => /sign-in could not be read/.test(all), { what: 'the notice' });
+      assert.match(allText(term).replace(/\s+/g, ' '), /oauthSessionStore\.load\(\) returned a record with a revision longer than 1 KiB/);
+    } finally {
+      runtime.abort();
+    }
+  });
+
   test('without oauthSessionStore and openUrl, /login explains what is missing', async () => {
     const { term, runtime } = await startTerminal({ fetch: fakeFetch([]).fetch, env: { AI_GATEWAY_API_KEY: 'k' } });
     runtime.write('/login\r');

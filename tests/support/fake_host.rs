@@ -7,13 +7,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::task::Poll;
 
-use fx_wasm::agent::acp::{PermissionAnswer, PermissionRequest, Update};
-use fx_wasm::agent::cancel::Cancel;
-use fx_wasm::agent::host::{
-    ExecResult, FetchError, Host, HostEvent, HttpRequest, HttpResponse, ListedSession,
-    ResponseBody, StoreError, StoredSession,
+use fx_wasm::caps::acp::{PermissionAnswer, PermissionRequest, Update};
+use fx_wasm::caps::cancel::Cancel;
+use fx_wasm::caps::{
+    Clock, ConfigStore, ExecOutcome, Failure, FetchError, HostEvent, Http, HttpRequest,
+    HttpResponse, ListedSession, Method, OAuthStore, Random, RemoveOutcome, ResponseBody,
+    SessionStore, Store, StoreError, StoredRecord, Ui, Workspace,
 };
-use fx_wasm::auth::{RemoveOutcome, StoreError as OAuthStoreError};
 
 /// Answers some requests itself (an OAuth fake): `Some((status, body))`, or `None` to fall
 /// through to the scripted replies.
@@ -111,7 +111,7 @@ pub struct State {
     pub config: HashMap<String, String>,
     /// Every `config_set` call, in order.
     pub config_sets: Vec<(String, String)>,
-    pub exec_results: VecDeque<ExecResult>,
+    pub exec_results: VecDeque<ExecOutcome>,
     pub exec_calls: Vec<String>,
     pub exec_hangs: bool,
     pub permissions: VecDeque<PermissionAnswer>,
@@ -172,7 +172,7 @@ impl FakeHost {
         self.state
             .borrow_mut()
             .exec_results
-            .push_back(ExecResult::Exited {
+            .push_back(ExecOutcome::Exited {
                 exit_code,
                 stdout: stdout.into(),
                 stderr: stderr.into(),
@@ -184,7 +184,7 @@ impl FakeHost {
             .borrow()
             .requests
             .iter()
-            .filter(|r| r.method == "POST")
+            .filter(|r| r.method == Method::Post)
             .map(|r| serde_json::from_slice(&r.body).unwrap())
             .collect()
     }
@@ -270,14 +270,18 @@ impl ResponseBody for FakeBody {
     }
 }
 
-impl Host for FakeHost {
-    type Body = FakeBody;
-
+impl Clock for FakeHost {
     fn now_ms(&self) -> i64 {
         let mut state = self.state.borrow_mut();
         state.now_ms += 1;
         state.now_ms
     }
+    async fn sleep(&self, ms: u32) {
+        self.park(ms).await;
+    }
+}
+
+impl Random for FakeHost {
     fn fill_random(&self, buf: &mut [u8]) {
         for byte in buf {
             let next = self
@@ -289,7 +293,11 @@ impl Host for FakeHost {
             *byte = (next >> 33) as u8;
         }
     }
-    async fn sleep(&self, ms: u32) {
+}
+
+impl FakeHost {
+    /// A sleep: returns at once, or (with `park_sleeps`) once the clock reaches its end.
+    async fn park(&self, ms: u32) {
         let target = {
             let mut state = self.state.borrow_mut();
             state.sleeps.push(ms);
@@ -309,6 +317,11 @@ impl Host for FakeHost {
         })
         .await;
     }
+}
+
+impl Http for FakeHost {
+    type Body = FakeBody;
+
     async fn fetch(
         &self,
         request: HttpRequest,
@@ -323,7 +336,7 @@ impl Host for FakeHost {
                 body: self.body(vec![body], false),
             });
         }
-        let is_catalog = request.method == "GET";
+        let is_catalog = request.method == Method::Get;
         self.state.borrow_mut().requests.push(request);
         if is_catalog {
             let body = self.state.borrow().catalog.clone();
@@ -383,14 +396,17 @@ impl Host for FakeHost {
             Reply::Network(message) => Err(FetchError::Network(message)),
         }
     }
-    async fn load_session(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+}
+
+impl SessionStore for FakeHost {
+    async fn load_session(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
         self.maybe_hang("load").await;
         Ok(self
             .state
             .borrow()
             .sessions
             .get(id)
-            .map(|(bytes, revision)| StoredSession {
+            .map(|(bytes, revision)| StoredRecord {
                 bytes: bytes.clone(),
                 revision: revision.clone(),
             }))
@@ -420,7 +436,10 @@ impl Host for FakeHost {
         if let Some(error) = state.fail_commit.clone() {
             if matches!(
                 error,
-                StoreError::TimedOut { .. } | StoreError::Abandoned { .. }
+                StoreError::Failed {
+                    failure: Failure::TimedOut | Failure::Abandoned,
+                    ..
+                }
             ) {
                 state.unanswered_commits.push(attempt);
             }
@@ -428,7 +447,9 @@ impl Host for FakeHost {
         }
         let current = state.sessions.get(id).map(|(_, r)| r.clone());
         if current.as_deref() != expected {
-            return Err(StoreError::RevisionConflict);
+            return Err(StoreError::RevisionConflict {
+                store: Store::Session,
+            });
         }
         state.revision_counter += 1;
         let revision = format!("r{}", state.revision_counter);
@@ -456,41 +477,50 @@ impl Host for FakeHost {
         self.state.borrow_mut().sessions.remove(id);
         Ok(())
     }
+}
+
+impl Workspace for FakeHost {
     async fn exec(
         &self,
         command: &str,
         _cwd: &str,
         _timeout_ms: u32,
         cancel: &Cancel,
-    ) -> ExecResult {
+    ) -> ExecOutcome {
         self.state.borrow_mut().exec_calls.push(command.to_owned());
         if self.state.borrow().exec_hangs {
             self.waiting.set(true);
             cancel.cancelled().await;
             self.waiting.set(false);
-            return ExecResult::Cancelled;
+            return ExecOutcome::Cancelled;
         }
         self.state
             .borrow_mut()
             .exec_results
             .pop_front()
-            .unwrap_or(ExecResult::Exited {
+            .unwrap_or(ExecOutcome::Exited {
                 exit_code: 0,
                 stdout: format!("ran {command}\n"),
                 stderr: String::new(),
             })
     }
-    async fn config_get(&self, id: &str) -> Result<Option<String>, String> {
+}
+
+impl ConfigStore for FakeHost {
+    async fn config_get(&self, id: &str) -> Result<Option<String>, StoreError> {
         self.maybe_hang("config_get").await;
         Ok(self.state.borrow().config.get(id).cloned())
     }
-    async fn config_set(&self, id: &str, value: &str) -> Result<bool, String> {
+    async fn config_set(&self, id: &str, value: &str) -> Result<bool, StoreError> {
         self.maybe_hang("config_set").await;
         let mut state = self.state.borrow_mut();
         state.config_sets.push((id.to_owned(), value.to_owned()));
         state.config.insert(id.to_owned(), value.to_owned());
         Ok(true)
     }
+}
+
+impl Ui for FakeHost {
     async fn request_permission(
         &self,
         request: &PermissionRequest,
@@ -511,46 +541,6 @@ impl Host for FakeHost {
             }
         }
     }
-    async fn oauth_load(&self) -> Result<Option<(Vec<u8>, String)>, OAuthStoreError> {
-        self.maybe_hang("oauth_load").await;
-        let state = self.state.borrow();
-        if !state.oauth_store {
-            return Err(OAuthStoreError::Failed("no store".into()));
-        }
-        Ok(state.oauth.clone())
-    }
-    async fn oauth_commit(
-        &self,
-        bytes: Vec<u8>,
-        expected: Option<&str>,
-    ) -> Result<String, OAuthStoreError> {
-        let mut state = self.state.borrow_mut();
-        state.oauth_log.push(format!("commit {expected:?}"));
-        if let Some(other) = state.oauth_interfere.take() {
-            state.revision_counter += 1;
-            let revision = format!("o{}", state.revision_counter);
-            state.oauth = other.map(|b| (b, revision));
-        }
-        if state.oauth.as_ref().map(|(_, r)| r.as_str()) != expected {
-            return Err(OAuthStoreError::RevisionConflict);
-        }
-        state.revision_counter += 1;
-        let revision = format!("o{}", state.revision_counter);
-        state.oauth = Some((bytes, revision.clone()));
-        Ok(revision)
-    }
-    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, OAuthStoreError> {
-        let mut state = self.state.borrow_mut();
-        state.oauth_log.push(format!("remove {expected:?}"));
-        match &state.oauth {
-            None => Ok(RemoveOutcome::Missing),
-            Some((_, r)) if Some(r.as_str()) != expected => Err(OAuthStoreError::RevisionConflict),
-            Some(_) => {
-                state.oauth = None;
-                Ok(RemoveOutcome::Deleted)
-            }
-        }
-    }
     async fn open_url(&self, url: &str) -> bool {
         let mut state = self.state.borrow_mut();
         state.opened.push(url.to_owned());
@@ -561,6 +551,62 @@ impl Host for FakeHost {
     }
     fn event(&self, event: HostEvent) {
         self.state.borrow_mut().events.push(event);
+    }
+}
+
+/// The OAuth store's answer to a stale revision.
+const OAUTH_CONFLICT: StoreError = StoreError::RevisionConflict {
+    store: Store::OAuth,
+};
+
+impl OAuthStore for FakeHost {
+    async fn oauth_load(&self) -> Result<Option<StoredRecord>, StoreError> {
+        self.maybe_hang("oauth_load").await;
+        let state = self.state.borrow();
+        if !state.oauth_store {
+            return Err(StoreError::failed(
+                Store::OAuth,
+                "load",
+                Failure::Threw,
+                "no store".into(),
+            ));
+        }
+        Ok(state
+            .oauth
+            .clone()
+            .map(|(bytes, revision)| StoredRecord { bytes, revision }))
+    }
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let mut state = self.state.borrow_mut();
+        state.oauth_log.push(format!("commit {expected:?}"));
+        if let Some(other) = state.oauth_interfere.take() {
+            state.revision_counter += 1;
+            let revision = format!("o{}", state.revision_counter);
+            state.oauth = other.map(|b| (b, revision));
+        }
+        if state.oauth.as_ref().map(|(_, r)| r.as_str()) != expected {
+            return Err(OAUTH_CONFLICT);
+        }
+        state.revision_counter += 1;
+        let revision = format!("o{}", state.revision_counter);
+        state.oauth = Some((bytes, revision.clone()));
+        Ok(revision)
+    }
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, StoreError> {
+        let mut state = self.state.borrow_mut();
+        state.oauth_log.push(format!("remove {expected:?}"));
+        match &state.oauth {
+            None => Ok(RemoveOutcome::Missing),
+            Some((_, r)) if Some(r.as_str()) != expected => Err(OAUTH_CONFLICT),
+            Some(_) => {
+                state.oauth = None;
+                Ok(RemoveOutcome::Deleted)
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use fx_wasm::agent::host::HttpRequest;
+use fx_wasm::caps::HttpRequest;
 
 use super::fake_host::FakeHost;
 
@@ -121,7 +121,7 @@ impl FakeOAuth {
         let path = request.url.strip_prefix(ISSUER)?.to_owned();
         self.state.borrow_mut().paths.push(path.clone());
         let fields = form(&request.body);
-        match (request.method, path.as_str()) {
+        match (request.method.as_str(), path.as_str()) {
             ("GET", "/.well-known/openid-configuration") => json(
                 200,
                 serde_json::json!({

@@ -1,5 +1,6 @@
-//! The tool calls of a model step: permission, the workspace run, results for the model and
-//! the log, ACP updates, and the recovery checkpoint after each completed step.
+//! The tool calls of a model step: permission, the run through the turn's tool set, results
+//! for the model and the log, ACP updates, and the recovery checkpoint after each completed
+//! step.
 
 use crate::gateway::prompt::{AssistantPart, Message, ToolCallPart, ToolResult as WireResult};
 use crate::gateway::Completion;
@@ -7,17 +8,17 @@ use crate::log::checkpoint::{RecoveryAction, RecoveryCause, RecoveryCheckpoint, 
 use crate::log::execution::{ProcessPresentation, ToolCall, ToolResult, ToolStatus, ToolStep};
 use crate::log::turn::CancelledCommand;
 use crate::log::types::{DurableBytes, Provider};
-use crate::tools::terminal::{self, ExecOutcome, Status, ToolRecord};
-use crate::tools::workspace::{cap_output, Permission, COMMAND_TIMEOUT_MS, MAX_OUTPUT_BYTES};
+use crate::tools::set::ToolSet;
+use crate::tools::terminal::{Status, ToolRecord};
 
-use super::super::acp::{
-    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
-    ToolKind, ToolStatus as AcpStatus, Update,
-};
-use super::super::host::{ExecResult, Host};
 use super::super::modes::Mode;
 use super::super::session::LiveSession;
 use super::{Ended, Turn, UPDATE_PREVIEW_BYTES};
+use crate::caps::acp::{
+    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
+    ToolStatus as AcpStatus, Update,
+};
+use crate::caps::Host;
 
 /// Where a call was when its turn was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +31,7 @@ enum Stopped {
     Running,
 }
 
-impl<H: Host> Turn<'_, H> {
+impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, T, P> {
     /// Runs a step's tool calls in order, then records the step and checkpoints it.
     pub(super) async fn run_tools(
         &mut self,
@@ -137,8 +138,8 @@ impl<H: Host> Turn<'_, H> {
         }
     }
 
-    /// Runs one call. `Err` says where the call was when the turn was cancelled; a call that
-    /// had started gets its final (failed, cancelled) update first.
+    /// Runs one call through the tool set. `Err` says where the call was when the turn was
+    /// cancelled; a call that had started gets its final (failed, cancelled) update first.
     async fn run_call(
         &mut self,
         session: &mut LiveSession,
@@ -149,31 +150,24 @@ impl<H: Host> Turn<'_, H> {
             return Err(Stopped::Before);
         }
         let raw_input = serde_json::from_str(arguments).unwrap_or(serde_json::Value::Null);
-        let command = terminal::decode_arguments(arguments);
-        let title = match &command {
-            Ok(command) => command.clone(),
-            Err(_) => call.name.clone(),
-        };
+        let prepared = self.tools.prepare(&call.name, arguments);
+        let title = prepared.title;
+        let kind = self.tools.kind(&call.name);
         self.update(Update::ToolCall {
             tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
             title: title.clone(),
-            kind: ToolKind::Execute,
+            kind,
             status: AcpStatus::Pending,
             raw_input: raw_input.clone(),
         });
-        let workspace = match self.settings.workspace {
-            Some(workspace) if call.name == terminal::NAME => workspace,
-            _ => return Ok(self.finish_call(call, ToolRecord::unavailable(&call.name), None)),
+        let prepared = match prepared.call {
+            Ok(prepared) => prepared,
+            Err(record) => return Ok(self.finish_call(call, record, None)),
         };
-        let command = match command {
-            Ok(command) => command,
-            Err(error) => {
-                return Ok(self.finish_call(call, ToolRecord::invalid_arguments(&error), None))
-            }
-        };
-        let needs_approval = workspace.permission == Permission::Prompt
+        let needs_approval = self.tools.needs_permission(&prepared)
             && session.mode == Mode::Ask
-            && !session.always_allowed.contains(&command);
+            && !session.always_allowed.contains(&prepared.key);
         let mut allow_note = None;
         if needs_approval {
             let request = PermissionRequest {
@@ -181,7 +175,7 @@ impl<H: Host> Turn<'_, H> {
                 tool_call: PermissionToolCall {
                     tool_call_id: call.id.clone(),
                     title,
-                    kind: ToolKind::Execute,
+                    kind,
                     status: AcpStatus::Pending,
                     raw_input,
                 },
@@ -189,16 +183,11 @@ impl<H: Host> Turn<'_, H> {
             };
             match self.host.request_permission(&request, self.cancel).await {
                 _ if self.cancel.is_cancelled() => {
-                    return Err(self.cancelled_call(
-                        call,
-                        &command,
-                        &workspace.cwd,
-                        Stopped::Asking,
-                    ))
+                    return Err(self.cancelled_call(call, &prepared, Stopped::Asking))
                 }
                 PermissionAnswer::AllowOnce { note } => allow_note = note,
                 PermissionAnswer::AllowAlways => {
-                    session.always_allowed.insert(command.clone());
+                    session.always_allowed.insert(prepared.key.clone());
                 }
                 PermissionAnswer::Reject { note } => {
                     let record = ToolRecord::denied(note.as_deref());
@@ -215,27 +204,10 @@ impl<H: Host> Turn<'_, H> {
             content: Vec::new(),
             raw_output: None,
         });
-        let result = self
-            .host
-            .exec(&command, &workspace.cwd, COMMAND_TIMEOUT_MS, self.cancel)
-            .await;
+        let record = self.tools.run(&prepared, self.cancel).await;
         if self.cancel.is_cancelled() {
-            return Err(self.cancelled_call(call, &command, &workspace.cwd, Stopped::Running));
+            return Err(self.cancelled_call(call, &prepared, Stopped::Running));
         }
-        let outcome = match result {
-            ExecResult::Exited {
-                exit_code,
-                stdout,
-                stderr,
-            } => ExecOutcome::Exited {
-                exit_code,
-                output: cap_output(&stdout, &stderr, MAX_OUTPUT_BYTES),
-            },
-            ExecResult::TimedOut => ExecOutcome::TimedOut,
-            ExecResult::Cancelled => ExecOutcome::Cancelled,
-            ExecResult::Failed(message) => ExecOutcome::HostFailed(message),
-        };
-        let record = ToolRecord::from_outcome(&command, &workspace.cwd, &outcome);
         Ok(self.finish_call(call, record, allow_note))
     }
 
@@ -243,12 +215,10 @@ impl<H: Host> Turn<'_, H> {
     fn cancelled_call(
         &self,
         call: &crate::gateway::ToolCall,
-        command: &str,
-        cwd: &str,
+        prepared: &crate::tools::set::PreparedCall,
         stopped: Stopped,
     ) -> Stopped {
-        let record = ToolRecord::from_outcome(command, cwd, &ExecOutcome::Cancelled);
-        let _ = self.finish_call(call, record, None);
+        let _ = self.finish_call(call, self.tools.cancelled(prepared), None);
         stopped
     }
 

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use base64::Engine as _;
 
 use super::tree::Value;
+use crate::log::durable::DurableBytes;
 use crate::log::error::Reason;
-use crate::log::types::DurableBytes;
 
 /// A JSON location, built on the stack and rendered only when an error needs it.
 #[derive(Clone, Copy)]

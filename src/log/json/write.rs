@@ -3,7 +3,7 @@
 
 use base64::Engine as _;
 
-use crate::log::types::DurableBytes;
+use crate::log::durable::DurableBytes;
 
 /// An append-only buffer of canonical JSON text.
 #[derive(Debug, Default)]

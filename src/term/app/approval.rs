@@ -2,7 +2,7 @@
 //! while one is typed, the note for the model ("Yes, and …" / "No, and …"). Keys arrive as
 //! [`ApprovalKey`]s (see the keymap); an answer ends the panel.
 
-use crate::agent::acp::PermissionAnswer;
+use crate::caps::acp::PermissionAnswer;
 use crate::term::sanitize::sanitize;
 use crate::term::style::{Style, StyledLine, Tone};
 use crate::term::width::{elide, str_width, tail_to_width};

@@ -2,7 +2,7 @@
 //! host provides ([`Capabilities`]), and the driver's answers that carry data ([`SessionEntry`],
 //! [`TurnOutcome`]).
 
-use crate::agent::acp::{PermissionAnswer, StopReason};
+use crate::caps::acp::{PermissionAnswer, StopReason};
 
 /// What the driver must do for the app.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! reports (which the driver sends, each naming its login) becoming the panel's stages and
 //! notices. The panel itself is [`super::signin`].
 
-use crate::agent::credential::AuthStatus;
+use crate::auth::credentials::AuthStatus;
 
 use super::signin::Stage;
 use super::{App, Effect};

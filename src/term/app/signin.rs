@@ -6,7 +6,7 @@
 //! No token ever reaches the app: it only sees URLs, the user code, team names and our own
 //! sentences.
 
-use crate::agent::credential::{AuthSource, AuthStatus};
+use crate::auth::credentials::{AuthSource, AuthStatus};
 use crate::term::style::{Style, StyledLine, Tone};
 
 use super::effect::Effect;

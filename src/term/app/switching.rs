@@ -2,9 +2,9 @@
 //! as it was drawn live), `/new`, `/resume`, a rename, and a fork when another tab wrote the
 //! same session.
 
-use crate::agent::acp::Update;
 use crate::agent::modes::Mode;
 use crate::agent::replay::Replayed;
+use crate::caps::acp::Update;
 use crate::log::turn::TerminalReason;
 
 use super::effect::SessionEntry;

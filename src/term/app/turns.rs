@@ -2,7 +2,7 @@
 //! transcript blocks, approvals, retries and usage, and how a turn ends (its summary, or how
 //! it stopped early).
 
-use crate::agent::acp::{StopReason, Update};
+use crate::caps::acp::{StopReason, Update};
 
 use super::approval::Approval;
 use super::session::title_of;

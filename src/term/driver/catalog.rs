@@ -3,14 +3,14 @@
 
 use futures::channel::oneshot;
 
-use crate::agent::host::Host;
+use crate::caps::{Clock, Host};
 
 use super::{CatalogLoad, Shell, TermEnv};
 
 /// How long `/model <id>` waits for the catalog it is checked against.
 const CATALOG_WAIT_MS: u32 = 5_000;
 
-impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// Starts fetching the catalog unless it was fetched or is being fetched.
     pub(super) fn start_catalog(&self) {
         let idle = matches!(*self.inner.catalog.borrow(), CatalogLoad::Idle);

@@ -1,14 +1,14 @@
 //! What the driver does for each [`Effect`] of the app: turns, config changes, session
 //! switches, the prompt history, exports and renames, each reported back to the app.
 
-use crate::agent::acp::PermissionAnswer;
-use crate::agent::host::Host;
 use crate::agent::AgentError;
+use crate::caps::acp::PermissionAnswer;
+use crate::caps::{Host, SessionStore};
 use crate::term::app::{Effect, SessionEntry, TurnOutcome};
 
 use super::{current, Shell, TermEnv};
 
-impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// Runs one effect of the app.
     pub(super) fn execute(&self, effect: Effect) {
         let shell = self.clone();
@@ -40,7 +40,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             }),
             Effect::Cancel { turn } => {
                 agent.cancel(turn);
-                agent.host().answer(PermissionAnswer::Cancelled);
+                agent.host().ui.answer(PermissionAnswer::Cancelled);
             }
             Effect::SetConfig { id, value, source } => self.spawn(async move {
                 shell.apply_option(id, &value, source).await;
@@ -154,7 +154,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 }
                 shell.after();
             }),
-            Effect::Permission(answer) => agent.host().answer(answer),
+            Effect::Permission(answer) => agent.host().ui.answer(answer),
             Effect::LoadCatalog => self.start_catalog(),
             Effect::Login { .. }
             | Effect::CancelLogin { .. }
@@ -169,7 +169,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                     let agent = &shell.inner.agent;
                     agent.close_sessions().await;
                     agent.shutdown();
-                    agent.host().answer(PermissionAnswer::Cancelled);
+                    agent.host().ui.answer(PermissionAnswer::Cancelled);
                     shell.flush();
                     shell.inner.env.exited(code);
                 });

@@ -4,15 +4,15 @@
 //!
 //! Polling sleeps on the host's timer until the next token request is due, so the screen stays
 //! live; a cancel (Esc, Ctrl+C, `/logout`) aborts the request in flight and drops any token that
-//! still arrives. Tokens stay inside [`crate::auth`] and [`crate::agent::credential`]: the app
+//! still arrives. Tokens stay inside [`crate::auth`] and [`crate::agent`]: the app
 //! is told URLs, the user code, team names and outcomes.
 
 use futures::channel::oneshot;
 
-use crate::agent::cancel::Cancel;
-use crate::agent::credential::{AuthSource, HostAuth, LoginOrigin};
-use crate::agent::host::Host;
+use crate::auth::credentials::{AuthSource, LoginOrigin};
 use crate::auth::{self, AuthError, Credential, DeviceLogin, LocalLogout, PollOutcome, TeamChoice};
+use crate::caps::cancel::Cancel;
+use crate::caps::{Clock, Host, Ui};
 
 use crate::term::app::Effect;
 
@@ -45,7 +45,7 @@ fn credential_kept(has_credential: bool, said: &str) -> &'static str {
     }
 }
 
-impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// Runs a sign-in effect of the app.
     pub(super) fn login_effect(&self, effect: Effect) {
         match effect {
@@ -175,8 +175,8 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             Ok(config) => config.clone(),
             Err(error) => return Some((false, format!("sign-in is not possible here: {error}"))),
         };
-        let auth = HostAuth::new(agent.host(), cancel.clone());
-        let login = match DeviceLogin::start(&auth, &auth, &config).await {
+        let host = agent.host();
+        let login = match DeviceLogin::start(host, host, cancel, &config).await {
             _ if cancel.is_cancelled() => return None,
             Ok(login) => login,
             Err(error) => {
@@ -193,7 +193,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
             interval_s,
         );
         self.flush();
-        let opened = agent.host().open_url(code.browser_url()).await;
+        let opened = host.open_url(code.browser_url()).await;
         self.inner.app.borrow_mut().on_login_browser(id, opened);
         self.flush();
         let authorized = loop {
@@ -202,7 +202,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 login.cancel();
                 return None;
             }
-            let outcome = login.poll(&auth, &auth).await;
+            let outcome = login.poll(host, host, cancel).await;
             if cancel.is_cancelled() {
                 login.cancel();
                 return None;
@@ -220,15 +220,15 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 other => return Some((false, failure(&other, has_credential))),
             }
             self.flush();
-            let now = u64::try_from(agent.host().now_ms()).unwrap_or(0);
+            let now = crate::caps::clock::now_ms_u64(host);
             let due = login.next_poll_at_ms().min(code.expires_at_ms);
             let wait = u32::try_from(due.saturating_sub(now).max(1)).unwrap_or(u32::MAX);
-            if cancel.run(agent.host().deadline(wait)).await.is_err() {
+            if cancel.run(host.deadline(wait)).await.is_err() {
                 login.cancel();
                 return None;
             }
         };
-        let team = match authorized.team_choice(&auth).await {
+        let team = match authorized.team_choice(host, host, cancel).await {
             _ if cancel.is_cancelled() => return None,
             TeamChoice::NoTeams => None,
             TeamChoice::Single(team) => Some(team),
@@ -255,7 +255,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.flush();
         let team_name = team.as_ref().map(|t| t.name.clone());
         let record = authorized.into_record(team.as_ref());
-        match auth::save_new_session(&auth, &record).await {
+        match auth::save_login(host, &record).await {
             Ok(_) => {}
             Err(AuthError::RevisionConflict) => {
                 let said = "Another tab changed the stored sign-in at the same moment, so this \
@@ -295,8 +295,8 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
                 return;
             }
         };
-        let auth = HostAuth::new(agent.host(), Cancel::new());
-        let report = auth::logout(&auth, &auth, &config).await;
+        let host = agent.host();
+        let report = auth::logout(host, host, host, &config).await;
         agent.clear_login();
         if matches!(report.local, LocalLogout::Conflict | LocalLogout::Failed(_)) {
             // Another tab changed the record: use whatever is stored now.

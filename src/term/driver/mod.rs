@@ -14,10 +14,10 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 
-use crate::agent::acp::PermissionAnswer;
-use crate::agent::cancel::Cancel;
-use crate::agent::host::Host;
 use crate::agent::{Agent, AgentConfig, AgentError, Opened};
+use crate::caps::acp::PermissionAnswer;
+use crate::caps::cancel::Cancel;
+use crate::caps::{Clock, Host, WithUi};
 use crate::term::app::{App, Capabilities};
 
 pub mod agent_host;
@@ -29,9 +29,12 @@ mod login;
 pub use agent_host::TermHost;
 pub use env::{Task, TermEnv};
 
+/// The agent's host in the terminal: the page's capabilities, the terminal's screen.
+pub type TermAgentHost<H> = WithUi<H, TermHost<H>>;
+
 struct Inner<H: Host, E: TermEnv> {
     app: Rc<RefCell<App>>,
-    agent: Agent<TermHost<H>>,
+    agent: Agent<TermAgentHost<H>>,
     env: Rc<E>,
     /// The id of the session on screen, shared with the [`TermHost`].
     session: Rc<RefCell<String>>,
@@ -59,11 +62,11 @@ struct LoginRun {
 }
 
 /// The running terminal. Cheap to clone.
-pub struct Shell<H: Host + 'static, E: TermEnv + 'static> {
+pub struct Shell<H: Host + Clone + 'static, E: TermEnv + 'static> {
     inner: Rc<Inner<H, E>>,
 }
 
-impl<H: Host + 'static, E: TermEnv + 'static> Clone for Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Clone for Shell<H, E> {
     fn clone(&self) -> Self {
         Shell {
             inner: self.inner.clone(),
@@ -94,7 +97,7 @@ fn flush_with<E: TermEnv>(app: &RefCell<App>, env: &E) {
     }
 }
 
-impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
+impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// A terminal of `width`×`height` over `host`.
     pub fn new(
         host: H,
@@ -135,7 +138,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         };
         let session = Rc::new(RefCell::new(String::new()));
         let term_host = TermHost {
-            inner: host,
+            inner: host.clone(),
             app: app.clone(),
             session: session.clone(),
             repaint,
@@ -145,7 +148,13 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         Shell {
             inner: Rc::new(Inner {
                 app,
-                agent: Agent::new(term_host, config),
+                agent: Agent::new(
+                    WithUi {
+                        host,
+                        ui: term_host,
+                    },
+                    config,
+                ),
                 env,
                 session,
                 catalog: RefCell::new(CatalogLoad::Idle),
@@ -159,7 +168,7 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         &self.inner.app
     }
 
-    pub fn agent(&self) -> &Agent<TermHost<H>> {
+    pub fn agent(&self) -> &Agent<TermAgentHost<H>> {
         &self.inner.agent
     }
 
@@ -282,7 +291,11 @@ impl<H: Host + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.inner.app.borrow_mut().silence(130);
         self.stop_login();
         self.inner.agent.shutdown();
-        self.inner.agent.host().answer(PermissionAnswer::Cancelled);
+        self.inner
+            .agent
+            .host()
+            .ui
+            .answer(PermissionAnswer::Cancelled);
     }
 
     fn spawn(&self, task: impl Future<Output = ()> + 'static) {

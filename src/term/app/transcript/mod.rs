@@ -10,7 +10,7 @@
 pub mod block;
 pub mod tools;
 
-use crate::agent::acp::ToolStatus;
+use crate::caps::acp::ToolStatus;
 use crate::term::style::StyledLine;
 
 use block::{Block, TextKind};

@@ -1,4 +1,4 @@
-//! Cooperative cancellation for one turn.
+//! Cooperative cancellation: of a turn, a login, a request.
 //!
 //! A [`Cancel`] is shared (cheaply cloned) between the turn and whoever may stop it. Setting it
 //! wakes every task parked in [`Cancel::cancelled`], and [`Cancel::run`] races any future against

@@ -1,5 +1,5 @@
-//! The credential lifecycle over the OAuth store: load, hand the gateway a credential, refresh
-//! before expiry, save a new login, log out.
+//! The stored login's lifecycle over the OAuth store: load, hand the gateway a credential,
+//! refresh before expiry, save a new login, log out.
 //!
 //! Revision rule: every write names the revision it read. A refresh that loses the race reloads
 //! and adopts the other writer's credential when it is newer and still valid, so a newer
@@ -9,11 +9,12 @@ use std::fmt;
 
 use super::endpoints::{discover, AuthConfig, Issuer};
 use super::error::{AuthError, Step, StoreOp};
+use super::exchange::{exchange, oauth_error_code, post_form};
 use super::record::{OAuthRecord, RecordInvalid, EXPIRY_MARGIN_MS};
 use super::secret::{wipe, Secret};
-use super::store::{OAuthStore, RemoveOutcome, StoreError, MAX_REVISION_BYTES};
 use super::token::parse_grant;
-use super::transport::{exchange, oauth_error_code, Clock, HttpRequest, Transport};
+use crate::caps::clock::now_ms_u64;
+use crate::caps::{Cancel, Clock, Http, OAuthStore, RemoveOutcome, StoreError, StoredRecord};
 
 /// What the gateway sends: `authorization: Bearer <access_token>` and, when present,
 /// `x-vercel-ai-gateway-team: <team>`.
@@ -78,14 +79,14 @@ impl fmt::Debug for Credential {
 
 /// A usable record and the revision it was read at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredSession {
+pub struct StoredLogin {
     pub record: OAuthRecord,
     pub revision: String,
 }
 
 /// What the store holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadedSession {
+pub enum LoadedLogin {
     /// Nothing.
     Absent,
     /// Bytes that are not a usable record (treated as signed out).
@@ -94,31 +95,30 @@ pub enum LoadedSession {
         revision: String,
     },
     /// A usable record.
-    Present(StoredSession),
+    Present(StoredLogin),
 }
 
 /// Reads the store.
 ///
 /// # Errors
 ///
-/// [`AuthError::Store`] when the store fails or hands out a revision over 1 KiB.
-pub async fn load_session<S: OAuthStore + ?Sized>(
+/// [`AuthError::Store`] when the store fails.
+pub async fn load_login<S: OAuthStore + ?Sized>(
     store: &S,
     issuer: &Issuer,
-) -> Result<LoadedSession, AuthError> {
-    let Some((bytes, revision)) = store
-        .load()
+) -> Result<LoadedLogin, AuthError> {
+    let Some(StoredRecord { bytes, revision }) = store
+        .oauth_load()
         .await
-        .map_err(|e| AuthError::from_store(StoreOp::Load, e))?
+        .map_err(|e| AuthError::from_store(StoreOp::Load, &e))?
     else {
-        return Ok(LoadedSession::Absent);
+        return Ok(LoadedLogin::Absent);
     };
-    check_revision(StoreOp::Load, &revision)?;
     let decoded = OAuthRecord::decode(&bytes, issuer);
     wipe(bytes);
     Ok(match decoded {
-        Ok(record) => LoadedSession::Present(StoredSession { record, revision }),
-        Err(reason) => LoadedSession::Unusable { reason, revision },
+        Ok(record) => LoadedLogin::Present(StoredLogin { record, revision }),
+        Err(reason) => LoadedLogin::Unusable { reason, revision },
     })
 }
 
@@ -129,18 +129,17 @@ pub async fn load_session<S: OAuthStore + ?Sized>(
 ///
 /// [`AuthError::RevisionConflict`] when another writer got in between (the login fails and the
 /// stored credential stays as it is), [`AuthError::Store`], [`AuthError::RecordTooLarge`].
-pub async fn save_new_session<S: OAuthStore + ?Sized>(
+pub async fn save_login<S: OAuthStore + ?Sized>(
     store: &S,
     record: &OAuthRecord,
 ) -> Result<String, AuthError> {
-    let expected = match store.load().await {
-        Ok(Some((bytes, revision))) => {
+    let expected = match store.oauth_load().await {
+        Ok(Some(StoredRecord { bytes, revision })) => {
             wipe(bytes);
-            check_revision(StoreOp::Load, &revision)?;
             Some(revision)
         }
         Ok(None) => None,
-        Err(error) => return Err(AuthError::from_store(StoreOp::Load, error)),
+        Err(error) => return Err(AuthError::from_store(StoreOp::Load, &error)),
     };
     commit(store, record, expected.as_deref()).await
 }
@@ -177,26 +176,24 @@ impl Resolution {
 /// # Errors
 ///
 /// Store failures, and every refresh failure (see [`refresh`]).
-pub async fn resolve_credential<S, T, C>(
+pub async fn resolve_credential<S, H, C>(
     store: &S,
-    transport: &T,
+    http: &H,
     clock: &C,
     config: &AuthConfig,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
     C: Clock + ?Sized,
 {
-    match load_session(store, &config.issuer).await? {
-        LoadedSession::Absent => Ok(Resolution::Absent),
-        LoadedSession::Unusable { reason, .. } => Ok(Resolution::Unusable(reason)),
-        LoadedSession::Present(session) if !session.record.is_expired(clock.now_ms()) => Ok(
+    match load_login(store, &config.issuer).await? {
+        LoadedLogin::Absent => Ok(Resolution::Absent),
+        LoadedLogin::Unusable { reason, .. } => Ok(Resolution::Unusable(reason)),
+        LoadedLogin::Present(session) if !session.record.is_expired(now_ms_u64(clock)) => Ok(
             Resolution::Current(Credential::from_record(&session.record)),
         ),
-        LoadedSession::Present(session) => {
-            refresh_loaded(store, transport, clock, config, session).await
-        }
+        LoadedLogin::Present(session) => refresh_loaded(store, http, clock, config, session).await,
     }
 }
 
@@ -208,41 +205,41 @@ where
 /// [`AuthError::NoSession`], [`AuthError::InvalidSession`], discovery and token endpoint
 /// failures, [`AuthError::RevisionConflict`] when another writer removed the session or stored
 /// one that is no better, and store failures.
-pub async fn refresh<S, T, C>(
+pub async fn refresh<S, H, C>(
     store: &S,
-    transport: &T,
+    http: &H,
     clock: &C,
     config: &AuthConfig,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
     C: Clock + ?Sized,
 {
-    match load_session(store, &config.issuer).await? {
-        LoadedSession::Absent => Err(AuthError::NoSession),
-        LoadedSession::Unusable { reason, .. } => Err(AuthError::InvalidSession(reason)),
-        LoadedSession::Present(session) => {
-            refresh_loaded(store, transport, clock, config, session).await
-        }
+    match load_login(store, &config.issuer).await? {
+        LoadedLogin::Absent => Err(AuthError::NoSession),
+        LoadedLogin::Unusable { reason, .. } => Err(AuthError::InvalidSession(reason)),
+        LoadedLogin::Present(session) => refresh_loaded(store, http, clock, config, session).await,
     }
 }
 
-async fn refresh_loaded<S, T, C>(
+async fn refresh_loaded<S, H, C>(
     store: &S,
-    transport: &T,
+    http: &H,
     clock: &C,
     config: &AuthConfig,
-    session: StoredSession,
+    session: StoredLogin,
 ) -> Result<Resolution, AuthError>
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
     C: Clock + ?Sized,
 {
-    let StoredSession { record, revision } = session;
-    let endpoints = discover(transport, &config.issuer).await?;
-    let request = HttpRequest::post_form(
+    // A refresh is not cancelled: it runs to its answer or its deadline.
+    let never = Cancel::new();
+    let StoredLogin { record, revision } = session;
+    let endpoints = discover(http, clock, &never, &config.issuer).await?;
+    let request = post_form(
         endpoints.token,
         &[
             ("client_id", &record.client_id),
@@ -250,7 +247,7 @@ where
             ("refresh_token", record.refresh_token.expose()),
         ],
     );
-    let response = exchange(transport, Step::Refresh, request).await?;
+    let response = exchange(http, clock, &never, Step::Refresh, request).await?;
     if response.status != 200 {
         return Err(AuthError::Rejected {
             step: Step::Refresh,
@@ -261,7 +258,7 @@ where
     let grant = parse_grant(Step::Refresh, &response.body, false)?;
     drop(response);
     let mut updated = record.clone();
-    updated.expires_at_ms = grant.expires_at_ms(clock.now_ms());
+    updated.expires_at_ms = grant.expires_at_ms(now_ms_u64(clock));
     updated.access_token = grant.access_token;
     if let Some(rotated) = grant.refresh_token {
         updated.refresh_token = rotated;
@@ -271,10 +268,10 @@ where
     }
     match commit(store, &updated, Some(&revision)).await {
         Ok(_) => Ok(Resolution::Refreshed(Credential::from_record(&updated))),
-        Err(AuthError::RevisionConflict) => match load_session(store, &config.issuer).await? {
-            LoadedSession::Present(newer)
+        Err(AuthError::RevisionConflict) => match load_login(store, &config.issuer).await? {
+            LoadedLogin::Present(newer)
                 if (newer.revision != revision || newer.record != record)
-                    && !newer.record.is_expired(clock.now_ms()) =>
+                    && !newer.record.is_expired(now_ms_u64(clock)) =>
             {
                 Ok(Resolution::Adopted(Credential::from_record(&newer.record)))
             }
@@ -346,33 +343,32 @@ pub struct LogoutReport {
 
 /// Removes the stored session (at the revision just read), then asks Vercel to revoke its
 /// refresh token and access token.
-pub async fn logout<S, T>(store: &S, transport: &T, config: &AuthConfig) -> LogoutReport
+pub async fn logout<S, H, C>(store: &S, http: &H, clock: &C, config: &AuthConfig) -> LogoutReport
 where
     S: OAuthStore + ?Sized,
-    T: Transport + ?Sized,
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
 {
     let failed = |error| LogoutReport {
         local: LocalLogout::Failed(error),
         revocation: Revocation::Skipped,
     };
-    let (revision, record) = match load_session(store, &config.issuer).await {
-        Ok(LoadedSession::Absent) => (None, Err(AuthError::NoSession)),
-        Ok(LoadedSession::Unusable { reason, revision }) => {
+    let (revision, record) = match load_login(store, &config.issuer).await {
+        Ok(LoadedLogin::Absent) => (None, Err(AuthError::NoSession)),
+        Ok(LoadedLogin::Unusable { reason, revision }) => {
             (Some(revision), Err(AuthError::InvalidSession(reason)))
         }
-        Ok(LoadedSession::Present(StoredSession { record, revision })) => {
-            (Some(revision), Ok(record))
-        }
+        Ok(LoadedLogin::Present(StoredLogin { record, revision })) => (Some(revision), Ok(record)),
         Err(error) => return failed(error),
     };
-    let local = match store.remove(revision.as_deref()).await {
+    let local = match store.oauth_remove(revision.as_deref()).await {
         Ok(RemoveOutcome::Deleted) => LocalLogout::Deleted,
         Ok(RemoveOutcome::Missing) => LocalLogout::Missing,
-        Err(StoreError::RevisionConflict) => LocalLogout::Conflict,
-        Err(error) => LocalLogout::Failed(AuthError::from_store(StoreOp::Remove, error)),
+        Err(StoreError::RevisionConflict { .. }) => LocalLogout::Conflict,
+        Err(error) => LocalLogout::Failed(AuthError::from_store(StoreOp::Remove, &error)),
     };
     let revocation = match (&local, record) {
-        (LocalLogout::Deleted, Ok(record)) => match revoke(transport, config, &record).await {
+        (LocalLogout::Deleted, Ok(record)) => match revoke(http, clock, config, &record).await {
             Ok(()) => Revocation::Revoked,
             Err(error) => Revocation::Failed(error),
         },
@@ -384,12 +380,18 @@ where
 
 /// Revokes the refresh token, then the access token. Both are attempted; the first failure is
 /// returned.
-async fn revoke<T: Transport + ?Sized>(
-    transport: &T,
+async fn revoke<H, C>(
+    http: &H,
+    clock: &C,
     config: &AuthConfig,
     record: &OAuthRecord,
-) -> Result<(), AuthError> {
-    let endpoints = discover(transport, &config.issuer).await?;
+) -> Result<(), AuthError>
+where
+    H: Http + ?Sized,
+    C: Clock + ?Sized,
+{
+    let never = Cancel::new();
+    let endpoints = discover(http, clock, &never, &config.issuer).await?;
     let url = endpoints
         .revocation
         .ok_or(AuthError::NoRevocationEndpoint)?;
@@ -398,7 +400,7 @@ async fn revoke<T: Transport + ?Sized>(
         ("refresh_token", &record.refresh_token),
         ("access_token", &record.access_token),
     ] {
-        let request = HttpRequest::post_form(
+        let request = post_form(
             url.clone(),
             &[
                 ("client_id", &record.client_id),
@@ -406,7 +408,7 @@ async fn revoke<T: Transport + ?Sized>(
                 ("token_type_hint", hint),
             ],
         );
-        let outcome = match exchange(transport, Step::Revocation, request).await {
+        let outcome = match exchange(http, clock, &never, Step::Revocation, request).await {
             Ok(response) if response.status == 200 => Ok(()),
             Ok(response) => Err(AuthError::Rejected {
                 step: Step::Revocation,
@@ -428,20 +430,8 @@ async fn commit<S: OAuthStore + ?Sized>(
     expected: Option<&str>,
 ) -> Result<String, AuthError> {
     let bytes = record.encode()?;
-    let revision = store
-        .commit(bytes, expected)
+    store
+        .oauth_commit(bytes, expected)
         .await
-        .map_err(|e| AuthError::from_store(StoreOp::Commit, e))?;
-    check_revision(StoreOp::Commit, &revision)?;
-    Ok(revision)
-}
-
-fn check_revision(op: StoreOp, revision: &str) -> Result<(), AuthError> {
-    if revision.len() > MAX_REVISION_BYTES {
-        return Err(AuthError::Store {
-            op,
-            message: "the revision is longer than 1 KiB".to_owned(),
-        });
-    }
-    Ok(())
+        .map_err(|e| AuthError::from_store(StoreOp::Commit, &e))
 }

@@ -24,6 +24,10 @@ pub enum Update {
     #[serde(rename_all = "camelCase")]
     ToolCall {
         tool_call_id: String,
+        /// The tool the model called. Not on the wire (ACP's `tool_call` has no such field):
+        /// for the Rust consumers of updates, such as the bots' stream journal.
+        #[serde(skip)]
+        tool_name: String,
         title: String,
         kind: ToolKind,
         status: ToolStatus,
@@ -50,6 +54,18 @@ impl Update {
     pub fn user_text(text: impl Into<String>) -> Self {
         Update::UserMessageChunk {
             content: TextContent::new(text),
+        }
+    }
+
+    /// The tool a `tool_call` update is about (`None` for the other updates).
+    #[must_use]
+    pub fn tool_name(&self) -> Option<&str> {
+        match self {
+            Update::ToolCall { tool_name, .. } => Some(tool_name),
+            Update::AgentMessageChunk { .. }
+            | Update::UserMessageChunk { .. }
+            | Update::AgentThoughtChunk { .. }
+            | Update::ToolCallUpdate { .. } => None,
         }
     }
 }
@@ -223,6 +239,7 @@ mod tests {
         );
         let call = Update::ToolCall {
             tool_call_id: "c1".into(),
+            tool_name: "terminal".into(),
             title: "ls".into(),
             kind: ToolKind::Execute,
             status: ToolStatus::Pending,

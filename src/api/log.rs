@@ -1,4 +1,5 @@
-//! Session-log exports: `readSession`, `importNativeSession`, `exportNativeSession`.
+//! The session log's exports ([`crate::log`]): `readSession`, `importNativeSession`,
+//! `exportNativeSession`.
 //!
 //! js/index.js validates argument types and builds the file record; these functions only cross
 //! the boundary.

@@ -236,7 +236,8 @@ impl Frame {
         } else {
             out.remove_at(frame_start, SYNC_BEGIN);
         }
-        if cursor.is_some() && (!was_shown || erased) {
+        // Erasing and moving rows leave the cursor as it was: shown again only if it was hidden.
+        if cursor.is_some() && !was_shown {
             out.push_str("\u{1b}[?25h");
         }
     }

@@ -188,6 +188,13 @@ export async function resolveWasmSource(source, name = 'fx-core') {
   throw new TypeError(WASM_SOURCE_ERROR);
 }
 
+/** Compiles what `resolveWasmSource` resolved to: a module as it is, a response while it streams. */
+function compile(source) {
+  if (source instanceof WebAssembly.Module) return source;
+  if (isResponse(source)) return WebAssembly.compileStreaming(source);
+  return WebAssembly.compile(source);
+}
+
 const configured = new Map();
 const loaded = new Map();
 
@@ -210,7 +217,9 @@ export function loadArtifact(artifact, source) {
   if (!promise) {
     promise = (async () => {
       const chosen = source ?? configured.get(name) ?? artifact.location();
-      const [glue, module_or_path] = await Promise.all([artifact.glue(), resolveWasmSource(chosen, name)]);
+      // The module compiles (while its bytes arrive, for a response) as the glue is imported;
+      // the glue then only instantiates it.
+      const [glue, module_or_path] = await Promise.all([artifact.glue(), resolveWasmSource(chosen, name).then(compile)]);
       await glue.default({ module_or_path });
       return glue;
     })();

@@ -8,14 +8,19 @@
 // - terminal interactive: createFxTerminal() called → `interactive` resolved (fetches and
 //   compiles fx-term.wasm, paints the first frame into a real xterm.js), and from the import.
 //
-// Prints the median of the runs (default 7) and each run's figures.
+// Prints the median of the runs (default 7) and each run's figures. `--compare <checkout>` serves
+// another checkout's built package too (its scripts/serve.mjs) and alternates the runs between
+// the two, so both are measured on the same machine at the same time.
 
 import { chromium } from 'playwright-core';
 
 import { CHROMIUM } from '../browser/chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
-const runs = Number(process.argv[2] ?? 7);
+const args = process.argv.slice(2);
+const compareAt = args.indexOf('--compare');
+const other = compareAt >= 0 ? args.splice(compareAt, 2)[1] : null;
+const runs = Number(args[0] ?? 7);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,7 +63,11 @@ async function terminalRun(page) {
     const t0 = performance.now();
     const fx = await import('/pkg/index.js');
     const imported = performance.now();
+    const marks = {};
     const runtime = await fx.createFxTerminal({
+      onEvent: (event) => {
+        marks[event.type] ??= event.timestamp;
+      },
       terminal: fx.xtermAdapter(term),
       env: { AI_GATEWAY_API_KEY: 'bench' },
       fetch: async () => new Response('{"data":[]}', { status: 200 }),
@@ -66,36 +75,52 @@ async function terminalRun(page) {
     await runtime.interactive;
     const interactive = performance.now();
     runtime.abort();
-    return { interactiveMs: interactive - imported, interactiveFromImportMs: interactive - t0 };
+    return {
+      interactiveMs: interactive - imported,
+      interactiveFromImportMs: interactive - t0,
+      // createFxTerminal called → the core loaded and running, then → the first frame painted.
+      termLoadMs: marks['runtime.ready'] - imported,
+      termStartMs: interactive - marks['runtime.ready'],
+    };
   });
 }
 
-const server = await startServer(0);
+const servers = [{ label: 'this checkout', server: await startServer(0) }];
+if (other) {
+  const { resolve } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const serve = await import(pathToFileURL(resolve(other, 'scripts/serve.mjs')).href);
+  servers.push({ label: other, server: await serve.startServer(0) });
+}
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
 });
 try {
-  const results = [];
+  const results = servers.map(() => []);
   for (let i = 0; i < runs; i += 1) {
-    const row = {};
-    for (const measure of [agentRun, terminalRun]) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(`${server.url}tests/browser/harness.html`);
-      Object.assign(row, await measure(page));
-      await context.close();
+    for (const [s, { server }] of servers.entries()) {
+      const row = {};
+      for (const measure of [agentRun, terminalRun]) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(`${server.url}tests/browser/harness.html`);
+        Object.assign(row, await measure(page));
+        await context.close();
+      }
+      results[s].push(row);
     }
-    results.push(row);
   }
-  const keys = Object.keys(results[0]);
-  console.log(`Chromium ${browser.version()}, ${runs} fresh contexts (no cache); median, then each run`);
-  for (const key of keys) {
-    const values = results.map((r) => r[key]);
-    console.log(`${key.padEnd(24)} ${median(values).toFixed(1).padStart(7)} ms   [${values.map((v) => v.toFixed(1)).join(', ')}]`);
+  console.log(`Chromium ${browser.version()}, ${runs} fresh contexts (no cache) each; median, then each run`);
+  for (const [s, { label }] of servers.entries()) {
+    console.log(`\n${label}`);
+    for (const key of Object.keys(results[s][0])) {
+      const values = results[s].map((r) => r[key]);
+      console.log(`${key.padEnd(24)} ${median(values).toFixed(1).padStart(7)} ms   [${values.map((v) => v.toFixed(1)).join(', ')}]`);
+    }
   }
 } finally {
   await browser.close();
-  await server.close();
+  for (const { server } of servers) await server.close();
 }

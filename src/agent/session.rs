@@ -385,10 +385,7 @@ impl LiveSession {
             return Ok(None);
         }
         let id = self.id().to_owned();
-        match host
-            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
-            .await
-        {
+        match self.write(host, &id).await {
             Ok(revision) => {
                 self.mark_committed(revision);
                 self.compact_if_due(host).await;
@@ -397,6 +394,23 @@ impl LiveSession {
             Err(StoreError::RevisionConflict { .. }) => self.resolve_conflict(host, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
+    }
+
+    /// One write of everything appended: only the new bytes when the store appends and they
+    /// extend what it holds (so a commit costs what the turn added, not the whole log), else
+    /// the whole log.
+    async fn write<H: Host>(&self, host: &H, id: &str) -> Result<String, StoreError> {
+        if let Some(expected) = self.revision.as_deref() {
+            if host.appends_sessions() {
+                if let Some(tail) = self.log.appended_since(&self.committed) {
+                    if !tail.is_empty() {
+                        return host.append_session(id, tail, expected).await;
+                    }
+                }
+            }
+        }
+        host.commit_session(id, self.log.bytes(), self.revision.as_deref())
+            .await
     }
 
     /// After a commit, as fx does: once the generation is long, rewrite the log as a new

@@ -108,7 +108,11 @@ extern "C" {
 /// Plain data to a JS object (maps become objects; numbers stay numbers).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        // Bytes (`serialize_bytes`, e.g. `session.unsaved`'s log) as a Uint8Array, as
+        // js/index.d.ts documents, not json_compatible's array of numbers.
+        .serialize(
+            &serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false),
+        )
         .unwrap_or(JsValue::NULL)
 }
 

@@ -141,8 +141,8 @@ impl LiveSession {
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let log =
-            SessionLog::load(stored.bytes.clone()).map_err(|source| SessionError::Unreadable {
+        let (log, relaid) =
+            SessionLog::load_keeping(stored.bytes).map_err(|source| SessionError::Unreadable {
                 id: id.to_owned(),
                 source: Box::new(source),
             })?;
@@ -152,7 +152,11 @@ impl LiveSession {
                 holds: log.state().id.clone(),
             });
         }
-        let committed = log.loaded_mark(&stored.bytes);
+        // What the store holds: the log's bytes, or what they were laid out from.
+        let committed = match &relaid {
+            Some(stored) => log.loaded_mark(stored),
+            None => log.mark(),
+        };
         let committed_turns = log.state().history.len();
         Ok(LiveSession {
             log,

@@ -457,7 +457,8 @@ export interface OAuthSessionStore {
 /**
  * An error a store throws. `FX_SESSION_REVISION_CONFLICT` / `FX_OAUTH_SESSION_REVISION_CONFLICT`:
  * a stale revision, nothing written. `FX_STORE_UNAVAILABLE`: the storage is missing or cannot be
- * opened. `FX_STORE_FAILED`: an IndexedDB transaction failed (quota, disk).
+ * opened. `FX_STORE_FAILED`: an IndexedDB transaction failed (quota, disk), or a stored record
+ * is damaged (a session with a missing or malformed chunk: nothing is loaded).
  */
 export interface FxStoreError extends Error {
   name: 'FxStoreError';

@@ -484,8 +484,8 @@ export interface IndexedDbStoreOptions {
 /**
  * Sessions in IndexedDB (database `name`, default `fx.sessions`). `commit` and `append` are
  * each one readwrite transaction that compares and writes, so two tabs racing on a revision
- * cannot both win. A session is stored in chunks (the last commit, then the appends, small
- * ones merged up to 64 KiB): a commit costs what it adds. `load` checks the chunks against
+ * cannot both win. A session is stored in chunks (the last commit, then one per append, every
+ * 32 small ones merged into one): a commit costs what it adds. `load` checks the chunks against
  * the session's head record and throws `FX_STORE_FAILED` when one is missing or damaged.
  * Revisions are opaque and unique; `list()` reads an index, newest first.
  *

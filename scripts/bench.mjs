@@ -83,7 +83,15 @@ async function measureHere({ sdk, makeTerminal, support, options }) {
   const resume = await runResumeBenchmarks(options.resume);
   const commit = await runCommitBenchmarks(options.commit);
   const terminal = await runTerminalBenchmarks({ fx, makeTerminal, ...support, ...options.terminal });
-  return { agent, ai, resume, commit, terminal };
+  // In a browser, the same on IndexedDB, with and without `append`.
+  const idb = typeof indexedDB === 'undefined'
+    ? null
+    : {
+        resume: await runResumeBenchmarks({ ...options.resume, indexedDb: true }),
+        append: await runCommitBenchmarks({ ...options.commit, indexedDb: true }),
+        whole: await runCommitBenchmarks({ ...options.commit, indexedDb: true, withAppend: false }),
+      };
+  return { agent, ai, resume, commit, terminal, idb };
 }
 
 async function inNode() {
@@ -175,6 +183,15 @@ function table(sized, node, chromium) {
     const at = c.turns.toLocaleString('en-US');
     row(`commit at turn ${at}: bytes handed to the store (${c.methods})`, (m) => String(m.commit[i].bytes));
     row(`commit at turn ${at}: reply end → result, ms`, (m) => f(m.commit[i].commitMs, 2));
+  }
+  row(`resume from indexedDbSessionStore, ms`, (m) => (m.idb ? f(m.idb.resume.resumeMs) : '–'));
+  for (const [i, c] of node.commit.entries()) {
+    const at = c.turns.toLocaleString('en-US');
+    for (const [kind, label] of [['append', 'with append'], ['whole', 'whole (no append)']]) {
+      row(`indexedDbSessionStore commit at turn ${at}, ${label}: bytes / store ms / reply end → result ms`, (m) =>
+        m.idb ? `${m.idb[kind][i].bytes} / ${f(m.idb[kind][i].storeMs, 1)} / ${f(m.idb[kind][i].commitMs, 1)}` : '–',
+      );
+    }
   }
   row('terminal interactive, cold (loads fx-term.wasm), ms', (m) => f(m.terminal.interactiveColdMs));
   row('terminal interactive, warm, ms', (m) => f(m.terminal.interactiveWarmMs, 2));

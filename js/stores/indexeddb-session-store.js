@@ -1,8 +1,10 @@
 // sessionStore over IndexedDB: one database per store name. A session is a head record
-// `{id, revision, updatedAtMs, chunks, length}` in `sessions` (indexed on `updatedAtMs` for
-// newest-first listing) and its bytes in `chunks` under keys `[id, 0]`, `[id, 1]`, …: what the
-// last `commit` wrote, then what each `append` added (small appends are merged into the last
-// chunk up to MERGE_BYTES, so a long session stays a few dozen chunks). Every write is a
+// `{id, revision, updatedAtMs, chunks, length, small}` in `sessions` (indexed on `updatedAtMs`
+// for newest-first listing) and its bytes in `chunks` under keys `[id, 0]`, `[id, 1]`, …: what
+// the last `commit` wrote, then what each `append` added. An append is one new chunk, without
+// reading anything; `small` counts the trailing chunks of small appends, and every 32nd small
+// append merges them with itself into one chunk (one read of at most 2 MiB, 1 in 32 appends),
+// so a session of thousands of turns stays a few hundred chunks. Every write is a
 // compare-and-set on the head's revision in a single readwrite transaction (so two tabs racing
 // on one revision cannot both win), and `load` checks the chunks against the head: a missing or
 // damaged chunk is a store failure, never a shorter log.
@@ -17,8 +19,9 @@ const STORE = 'indexedDbSessionStore';
 const SESSIONS = 'sessions';
 const CHUNKS = 'chunks';
 const BY_UPDATED = 'updatedAtMs';
-/** An append smaller than this is merged into the last chunk while that stays under it. */
+/** Appends smaller than this are "small": every MERGE_EVERY-th one merges the small ones before it. */
 const MERGE_BYTES = 64 * 1024;
+const MERGE_EVERY = 32;
 
 function requireId(method, id) {
   if (typeof id !== 'string' || id === '') {
@@ -106,8 +109,8 @@ export function indexedDbSessionStore({ name = 'fx.sessions', indexedDB } = {}) 
           return;
         }
         const revision = newRevision();
-        write(head, tx.objectStore(CHUNKS), (chunks, length) => {
-          sessions.put({ id, revision, updatedAtMs: Date.now(), chunks, length });
+        write(head, tx.objectStore(CHUNKS), (chunks, length, small = 0) => {
+          sessions.put({ id, revision, updatedAtMs: Date.now(), chunks, length, small });
         });
         finish(() => ({ revision }));
       };
@@ -160,25 +163,34 @@ export function indexedDbSessionStore({ name = 'fx.sessions', indexedDB } = {}) 
         }
         const count = head.chunks;
         const length = head.length + copy.byteLength;
-        if (count < 1 || copy.byteLength >= MERGE_BYTES) {
+        const small = Number.isSafeInteger(head.small) ? head.small : 0;
+        if (copy.byteLength >= MERGE_BYTES || small + 1 < MERGE_EVERY || small >= count) {
+          // Most appends: one new chunk, no read.
+          const isSmall = copy.byteLength < MERGE_BYTES;
           chunks.put(copy, [id, count]);
-          setHead(count + 1, length);
+          setHead(count + 1, length, isSmall ? small + 1 : 0);
           return;
         }
-        const last = chunks.get([id, count - 1]);
-        last.onsuccess = () => {
-          const previous = last.result;
-          if (isBytes(previous) && previous.byteLength + copy.byteLength <= MERGE_BYTES) {
-            const merged = new Uint8Array(previous.byteLength + copy.byteLength);
-            merged.set(previous);
-            merged.set(copy, previous.byteLength);
-            chunks.put(merged, [id, count - 1]);
-            setHead(count, length);
-          } else {
-            // A damaged last chunk stays as it is, for load to report.
+        // Every MERGE_EVERY-th small append: the trailing small chunks and this one become one.
+        const first = count - small;
+        const tail = chunks.getAll(IDBKeyRange.bound([id, first], [id, count - 1]));
+        tail.onsuccess = () => {
+          const parts = tail.result;
+          if (parts.length !== small || !parts.every(isBytes)) {
+            // Damaged: leave it for load to report, add this append on its own.
             chunks.put(copy, [id, count]);
-            setHead(count + 1, length);
+            setHead(count + 1, length, 0);
+            return;
           }
+          const merged = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, copy.byteLength));
+          let offset = 0;
+          for (const part of [...parts, copy]) {
+            merged.set(part, offset);
+            offset += part.byteLength;
+          }
+          chunks.delete(IDBKeyRange.bound([id, first + 1], [id, count - 1]));
+          chunks.put(merged, [id, first]);
+          setHead(first + 1, length, 0);
         };
       });
     },

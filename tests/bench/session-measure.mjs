@@ -49,11 +49,14 @@ function recording(inner) {
   };
 }
 
-/** A store holding the generated session of `turns` turns; returns it and the session id. */
-async function storedSession(fx, turns) {
+/**
+ * A store holding the generated session of `turns` turns; returns it and the session id.
+ * `indexedDb`: in `indexedDbSessionStore` (a fresh database), else in `memorySessionStore`.
+ */
+async function storedSession(fx, turns, indexedDb = false) {
   const { generateSession } = await import('./session-gen.mjs');
   const bytes = generateSession(turns);
-  const store = fx.memorySessionStore();
+  const store = indexedDb ? fx.indexedDbSessionStore({ name: `bench.${turns}.${Math.random()}` }) : fx.memorySessionStore();
   const id = (await fx.readSession(bytes)).id;
   await store.commit(id, bytes, undefined);
   return { store, id, bytes };
@@ -65,9 +68,9 @@ function memory() {
 }
 
 /** openSession of a stored `turns`-turn session: ms until it resolves. */
-export async function runResumeBenchmarks({ turns = 2000, reps = 7 } = {}) {
+export async function runResumeBenchmarks({ turns = 2000, reps = 7, indexedDb = false } = {}) {
   const fx = await import('../../pkg/index.js');
-  const { store, id, bytes } = await storedSession(fx, turns);
+  const { store, id, bytes } = await storedSession(fx, turns, indexedDb);
   const agent = await fx.createFxAgent({ fetch: fakeFetch, env: { AI_GATEWAY_API_KEY: 'bench' }, sessionStore: store });
   const runs = [];
   let history = 0;
@@ -86,12 +89,16 @@ export async function runResumeBenchmarks({ turns = 2000, reps = 7 } = {}) {
 }
 
 /** A text turn on a stored session of each size: bytes handed to the store and times. */
-export async function runCommitBenchmarks({ sizes = [10, 2000], reps = 7, withAppend = true } = {}) {
+export async function runCommitBenchmarks({ sizes = [10, 2000], reps = 7, withAppend = true, indexedDb = false } = {}) {
   const fx = await import('../../pkg/index.js');
   const rows = [];
   for (const turns of sizes) {
-    const { store: inner, id } = await storedSession(fx, turns);
-    const rec = recording(withAppend ? inner : { load: inner.load, commit: inner.commit, list: inner.list, remove: inner.remove });
+    const { store: inner, id } = await storedSession(fx, turns, indexedDb);
+    const rec = recording(
+      withAppend
+        ? inner
+        : { load: (i) => inner.load(i), commit: (i, b, r) => inner.commit(i, b, r), list: () => inner.list(), remove: (i) => inner.remove(i) },
+    );
     const agent = await fx.createFxAgent({ fetch: fakeFetch, env: { AI_GATEWAY_API_KEY: 'bench' }, sessionStore: rec.store });
     const session = await agent.openSession(id);
     const runs = [];
@@ -116,6 +123,7 @@ export async function runCommitBenchmarks({ sizes = [10, 2000], reps = 7, withAp
       }
     }
     await agent.close();
+    await inner.close?.();
     rows.push({
       turns,
       methods: runs.at(-1).methods,

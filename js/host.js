@@ -118,6 +118,7 @@ function execResult(result, fail) {
 const RESULTS = {
   'sessionStore.load': storedRecord(),
   'sessionStore.commit': committedRevision,
+  'sessionStore.append': committedRevision,
   'sessionStore.list': sessionList,
   'sessionStore.remove': () => undefined,
   'configStore.get': (value, fail) => {
@@ -289,6 +290,9 @@ function makeDeadlines(timeoutMs) {
 export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, openUrl, workspace, onPermission, emit, deliver }) {
   const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
   const deadlines = makeDeadlines(adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS);
+  // `sessionStore.append` is our extension of the contract: a store without it gets every
+  // commit whole. Read once, so a store cannot change its mind mid-session.
+  const appends = typeof sessionStore?.append === 'function';
   /** One adapter call: checked by {@link callAdapter}, bounded by the deadlines. */
   const bounded = (adapterName, target, method, args) =>
     deadlines.call(`${adapterName}.${method}`, callAdapter(adapterName, target, method, args));
@@ -351,6 +355,14 @@ export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configSto
     },
     sessionCommit(id, bytes, expectedRevision) {
       return bounded('sessionStore', sessionStore, 'commit', [id, bytes.slice(), expectedRevision ?? undefined]);
+    },
+    /** Whether the core may hand the store only the new bytes of a commit. */
+    sessionAppends() {
+      return appends;
+    },
+    /** The bytes a commit adds at the end of the record stored at `expectedRevision`. */
+    sessionAppend(id, bytes, expectedRevision) {
+      return bounded('sessionStore', sessionStore, 'append', [id, bytes.slice(), expectedRevision]);
     },
     sessionList() {
       return bounded('sessionStore', sessionStore, 'list', []);

@@ -406,6 +406,17 @@ export interface StoredRecord {
 export interface SessionStore {
   load(id: string): MaybePromise<StoredRecord | null>;
   commit(id: string, bytes: Uint8Array, expectedRevision: string | undefined): MaybePromise<{ revision: string }>;
+  /**
+   * Optional, and our extension of the contract (fx's stores have only `commit`): adds `bytes`
+   * at the end of the record stored at `expectedRevision` (always a revision, never
+   * `undefined`) and returns the new revision; a stale revision throws
+   * `FX_SESSION_REVISION_CONFLICT` and writes nothing, as `commit` does. When a store has it,
+   * the agent hands it only the bytes a commit adds (whole frames, so a lost append shows as a
+   * log that fails to load, never as a shorter one), and uses `commit` for the rest (the first
+   * write, a rename, a compaction). `load` must then return everything written, in order. A
+   * store without `append` gets every commit whole.
+   */
+  append?(id: string, bytes: Uint8Array, expectedRevision: string): MaybePromise<{ revision: string }>;
   /** Newest first by `updatedAtMs` (an integer, milliseconds since the epoch). */
   list(): MaybePromise<Array<{ id: string; updatedAtMs: number }>>;
   remove(id: string): MaybePromise<void>;
@@ -446,7 +457,8 @@ export interface OAuthSessionStore {
 /**
  * An error a store throws. `FX_SESSION_REVISION_CONFLICT` / `FX_OAUTH_SESSION_REVISION_CONFLICT`:
  * a stale revision, nothing written. `FX_STORE_UNAVAILABLE`: the storage is missing or cannot be
- * opened. `FX_STORE_FAILED`: an IndexedDB transaction failed (quota, disk).
+ * opened. `FX_STORE_FAILED`: an IndexedDB transaction failed (quota, disk), or a stored record
+ * is damaged (a session with a missing or malformed chunk: nothing is loaded).
  */
 export interface FxStoreError extends Error {
   name: 'FxStoreError';
@@ -470,8 +482,11 @@ export interface IndexedDbStoreOptions {
 }
 
 /**
- * Sessions in IndexedDB (database `name`, default `fx.sessions`). `commit` is one readwrite
- * transaction that compares and writes, so two tabs racing on a revision cannot both win.
+ * Sessions in IndexedDB (database `name`, default `fx.sessions`). `commit` and `append` are
+ * each one readwrite transaction that compares and writes, so two tabs racing on a revision
+ * cannot both win. A session is stored in chunks (the last commit, then one per append, every
+ * 32 small ones merged into one): a commit costs what it adds. `load` checks the chunks against
+ * the session's head record and throws `FX_STORE_FAILED` when one is missing or damaged.
  * Revisions are opaque and unique; `list()` reads an index, newest first.
  *
  * @throws {FxStoreError} `FX_STORE_UNAVAILABLE` when there is no IndexedDB.
@@ -515,8 +530,11 @@ export function localStoragePromptHistoryStore(options?: {
   storage?: StorageLike;
 }): PromptHistoryStore;
 
-/** Sessions in a Map: revisions from a counter, newest first. The default of `createFxAgent`. */
-export function memorySessionStore(): SessionStore;
+/**
+ * Sessions in a Map: revisions from a counter, newest first, with `append` (each append kept
+ * as a chunk, joined on load). The default of `createFxAgent`.
+ */
+export function memorySessionStore(): SessionStore & Required<Pick<SessionStore, 'append'>>;
 
 /** Config values in a Map, optionally pre-filled. */
 export function memoryConfigStore(initial?: Record<string, string>): ConfigStore;

@@ -5,27 +5,50 @@ import { codedError } from './errors.js';
 
 /**
  * Sessions in a Map: revisions "1", "2", … from one counter; `commit` is a compare-and-set
- * (`undefined` expects no record); `list()` is newest first.
+ * (`undefined` expects no record); `append` adds bytes at the end under the same check (our
+ * extension of the contract: the agent hands it only what a commit adds); `list()` is newest
+ * first. A record is a list of chunks (what `commit` wrote, then each `append`), joined when
+ * it is loaded.
  */
 export function memorySessionStore() {
   const records = new Map();
   let counter = 0;
+  const check = (id, expectedRevision) => {
+    const current = records.get(id);
+    if ((current?.revision ?? undefined) !== (expectedRevision ?? undefined)) {
+      throw codedError(
+        'FX_SESSION_REVISION_CONFLICT',
+        `session ${id} is at revision ${current?.revision ?? 'none'}, not ${expectedRevision ?? 'none'}`,
+      );
+    }
+    return current;
+  };
+  const next = () => {
+    counter += 1;
+    return String(counter);
+  };
   return {
     load(id) {
       const record = records.get(id);
-      return record ? { bytes: record.bytes.slice(), revision: record.revision } : null;
+      if (!record) return null;
+      if (record.chunks.length > 1) record.chunks = [joinChunks(record.chunks)];
+      return { bytes: record.chunks[0].slice(), revision: record.revision };
     },
     commit(id, bytes, expectedRevision) {
-      const current = records.get(id);
-      if ((current?.revision ?? undefined) !== (expectedRevision ?? undefined)) {
-        throw codedError(
-          'FX_SESSION_REVISION_CONFLICT',
-          `session ${id} is at revision ${current?.revision ?? 'none'}, not ${expectedRevision ?? 'none'}`,
-        );
+      check(id, expectedRevision);
+      const revision = next();
+      records.set(id, { chunks: [bytes.slice()], revision, updatedAtMs: Date.now() });
+      return { revision };
+    },
+    append(id, bytes, expectedRevision) {
+      if (expectedRevision === undefined || expectedRevision === null) {
+        throw new TypeError('memorySessionStore.append(): expectedRevision must name the stored revision');
       }
-      counter += 1;
-      const revision = String(counter);
-      records.set(id, { bytes: bytes.slice(), revision, updatedAtMs: Date.now() });
+      const current = check(id, expectedRevision);
+      const revision = next();
+      current.chunks.push(bytes.slice());
+      current.revision = revision;
+      current.updatedAtMs = Date.now();
       return { revision };
     },
     list() {
@@ -37,6 +60,17 @@ export function memorySessionStore() {
       records.delete(id);
     },
   };
+}
+
+/** One Uint8Array holding `chunks` in order. */
+function joinChunks(chunks) {
+  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
 }
 
 /** Config values in a Map (`get` returns null when unset). */

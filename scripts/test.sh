@@ -57,6 +57,7 @@ step "cargo test --target wasm32-unknown-unknown --test wasm" \
 layer "c: the built package under Node"
 step "npm run build" npm run --silent build
 step "node --test tests/node" node --test tests/node/*.test.mjs
+step "bench smoke (node scripts/bench.mjs --quick: tiny sizes, no figures checked)" node scripts/bench.mjs --quick
 
 if [ ${#failed[@]} -gt 0 ]; then
   printf '\n==== failed so far: %s\n' "$(IFS=';'; echo "${failed[*]}")"

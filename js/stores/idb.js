@@ -83,7 +83,8 @@ function unavailable(store, name, cause) {
 }
 
 /**
- * Runs `body(objectStore, finish)` in one transaction on `storeName`. `body` issues requests and
+ * Runs `body(objectStore, finish, tx)` in one transaction on `storeName` (or on several: an
+ * array, whose first names `objectStore`; `tx.objectStore()` gives the others). `body` issues requests and
  * calls `finish(() => value)` (or `finish(() => { throw error })`) once it knows the outcome; the
  * returned promise settles with that outcome only after the transaction has committed, so a
  * resolved write is durable. A failed or aborted transaction rejects with a store error.
@@ -111,9 +112,14 @@ export function transaction(store, db, storeName, mode, body) {
       event.preventDefault?.();
     };
     try {
-      body(tx.objectStore(storeName), (next) => {
-        outcome = next;
-      });
+      const first = Array.isArray(storeName) ? storeName[0] : storeName;
+      body(
+        tx.objectStore(first),
+        (next) => {
+          outcome = next;
+        },
+        tx,
+      );
     } catch (err) {
       outcome = () => {
         throw err;

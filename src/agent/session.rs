@@ -141,8 +141,8 @@ impl LiveSession {
     pub async fn open<H: Host>(host: &H, id: &str, mode: Mode) -> Result<Self, SessionError> {
         let stored = host.load_session(id).await.map_err(SessionError::Store)?;
         let stored = stored.ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
-        let log =
-            SessionLog::load(stored.bytes.clone()).map_err(|source| SessionError::Unreadable {
+        let (log, relaid) =
+            SessionLog::load_keeping(stored.bytes).map_err(|source| SessionError::Unreadable {
                 id: id.to_owned(),
                 source: Box::new(source),
             })?;
@@ -152,7 +152,11 @@ impl LiveSession {
                 holds: log.state().id.clone(),
             });
         }
-        let committed = log.loaded_mark(&stored.bytes);
+        // What the store holds: the log's bytes, or what they were laid out from.
+        let committed = match &relaid {
+            Some(stored) => log.loaded_mark(stored),
+            None => log.mark(),
+        };
         let committed_turns = log.state().history.len();
         Ok(LiveSession {
             log,
@@ -385,10 +389,7 @@ impl LiveSession {
             return Ok(None);
         }
         let id = self.id().to_owned();
-        match host
-            .commit_session(&id, self.log.bytes(), self.revision.as_deref())
-            .await
-        {
+        match self.write(host, &id).await {
             Ok(revision) => {
                 self.mark_committed(revision);
                 self.compact_if_due(host).await;
@@ -397,6 +398,23 @@ impl LiveSession {
             Err(StoreError::RevisionConflict { .. }) => self.resolve_conflict(host, id).await,
             Err(error) => Err(SessionError::Store(error)),
         }
+    }
+
+    /// One write of everything appended: only the new bytes when the store appends and they
+    /// extend what it holds (so a commit costs what the turn added, not the whole log), else
+    /// the whole log.
+    async fn write<H: Host>(&self, host: &H, id: &str) -> Result<String, StoreError> {
+        if let Some(expected) = self.revision.as_deref() {
+            if host.appends_sessions() {
+                if let Some(tail) = self.log.appended_since(&self.committed) {
+                    if !tail.is_empty() {
+                        return host.append_session(id, tail, expected).await;
+                    }
+                }
+            }
+        }
+        host.commit_session(id, self.log.bytes(), self.revision.as_deref())
+            .await
     }
 
     /// After a commit, as fx does: once the generation is long, rewrite the log as a new

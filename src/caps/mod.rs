@@ -99,6 +99,17 @@ impl<H: SessionStore, U> SessionStore for WithUi<H, U> {
     ) -> Result<String, StoreError> {
         self.host.commit_session(id, bytes, expected).await
     }
+    fn appends_sessions(&self) -> bool {
+        self.host.appends_sessions()
+    }
+    async fn append_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: &str,
+    ) -> Result<String, StoreError> {
+        self.host.append_session(id, bytes, expected).await
+    }
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
         self.host.list_sessions().await
     }

@@ -180,6 +180,31 @@ pub trait SessionStore {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<String, StoreError>;
+    /// Whether the store takes [`SessionStore::append_session`] (`sessionStore.append`, our
+    /// extension of the contract). A store without it gets every commit whole.
+    fn appends_sessions(&self) -> bool {
+        false
+    }
+    /// Adds `bytes` at the end of the stored record if its revision is `expected`; returns the
+    /// new revision. Only called when [`SessionStore::appends_sessions`] says so, and only with
+    /// bytes that extend exactly what the record at `expected` holds.
+    ///
+    /// # Errors
+    /// [`StoreError::RevisionConflict`] when the stored revision differs.
+    async fn append_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: &str,
+    ) -> Result<String, StoreError> {
+        let _ = (id, bytes, expected);
+        Err(StoreError::failed(
+            Store::Session,
+            "append",
+            Failure::Invalid,
+            "the sessionStore has no append()".to_owned(),
+        ))
+    }
     /// # Errors
     /// [`StoreError`] when the store fails.
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError>;

@@ -47,6 +47,11 @@ extern "C" {
     fn session_load(this: &JsHost, id: &str) -> Promise;
     #[wasm_bindgen(method, structural, js_name = sessionCommit)]
     fn session_commit(this: &JsHost, id: &str, bytes: &[u8], expected: Option<String>) -> Promise;
+    /// Whether the application's `sessionStore` has `append` (checked once, by js/host.js).
+    #[wasm_bindgen(method, structural, js_name = sessionAppends)]
+    fn session_appends(this: &JsHost) -> bool;
+    #[wasm_bindgen(method, structural, js_name = sessionAppend)]
+    fn session_append(this: &JsHost, id: &str, bytes: &[u8], expected: &str) -> Promise;
     #[wasm_bindgen(method, structural, js_name = sessionList)]
     fn session_list(this: &JsHost) -> Promise;
     #[wasm_bindgen(method, structural, js_name = sessionRemove)]
@@ -367,6 +372,24 @@ impl SessionStore for JsHostAdapter {
         value
             .as_string()
             .ok_or_else(|| unconvertible(Store::Session, "commit"))
+    }
+
+    fn appends_sessions(&self) -> bool {
+        self.js.session_appends()
+    }
+
+    async fn append_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: &str,
+    ) -> Result<String, StoreError> {
+        let value = settle(self.js.session_append(id, bytes, expected))
+            .await
+            .map_err(|e| store_error(Store::Session, "append", &e))?;
+        value
+            .as_string()
+            .ok_or_else(|| unconvertible(Store::Session, "append"))
     }
 
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {

@@ -142,17 +142,37 @@ impl SessionLog {
     /// # Errors
     /// The loader's [`LogError`].
     pub fn load(bytes: Vec<u8>) -> Result<Self, LogError> {
+        Self::load_keeping(bytes).map(|(log, _)| log)
+    }
+
+    /// [`SessionLog::load`], also giving back the loaded bytes when they were laid out anew
+    /// (`None`: the log holds them as they were). Bytes without records (most sessions) are
+    /// taken as they are, without a copy.
+    ///
+    /// # Errors
+    /// The loader's [`LogError`].
+    pub fn load_keeping(bytes: Vec<u8>) -> Result<(Self, Option<Vec<u8>>), LogError> {
         let replayed = replay(&bytes, |_, _| {})?;
-        let (laid_out, layout) = canonical(&bytes, &replayed.blobs);
-        let changes = u64::from(laid_out != bytes);
-        Ok(Self {
+        let (laid_out, layout, original) = if replayed.blobs.is_empty() {
+            let layout = Layout {
+                events_end: bytes.len(),
+                ..Layout::default()
+            };
+            (bytes, layout, None)
+        } else {
+            let (laid_out, layout) = canonical(&bytes, &replayed.blobs);
+            let original = (laid_out != bytes).then_some(bytes);
+            (laid_out, layout, original)
+        };
+        let log = Self {
             bytes: laid_out,
             layout,
             reducer: replayed.reducer,
             staged: Vec::new(),
-            changes,
+            changes: u64::from(original.is_some()),
             epoch: 0,
-        })
+        };
+        Ok((log, original))
     }
 
     /// The session bytes (always a valid log).

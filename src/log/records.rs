@@ -60,6 +60,19 @@ impl SessionLog {
         }
     }
 
+    /// The bytes appended since `mark` was taken, when the log is exactly what was committed
+    /// then followed by them (new frames, no record before them changed); `None` otherwise (a
+    /// rename, a note or a compaction since, or records after the frames: new frames go
+    /// before those).
+    pub fn appended_since(&self, mark: &Mark) -> Option<&[u8]> {
+        if mark.epoch != self.epoch {
+            return None;
+        }
+        let end = mark.shared.checked_add(mark.rest.len())?;
+        let committed_rest = self.bytes.get(mark.shared..end)?;
+        (committed_rest == mark.rest.as_slice()).then(|| self.bytes.get(end..).unwrap_or_default())
+    }
+
     /// True when nothing changed since `mark` was taken.
     pub fn is_at(&self, mark: &Mark) -> bool {
         mark.epoch == self.epoch && mark.changes == self.changes

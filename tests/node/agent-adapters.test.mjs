@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import { createFxAgent, memoryConfigStore, memorySessionStore, readSession } from '../../pkg/index.js';
-import { controllableStore, delay, env, fakeFetch, stallable, textEvents, trapGuard, within } from './agent-support.mjs';
+import { commitOnly, controllableStore, delay, env, fakeFetch, stallable, textEvents, trapGuard, within } from './agent-support.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -178,7 +178,7 @@ describe('deadlines: adapterTimeoutMs', () => {
 
   test('a commit answered after its deadline: the turn is refused, the late write is recognised as ours (no fork)', async () => {
     const inner = memorySessionStore();
-    const control = stallable(inner);
+    const control = stallable(commitOnly(inner));
     const events = [];
     const net = fakeFetch([{ events: textEvents('one') }, { events: textEvents('two') }]);
     const agent = await createFxAgent({
@@ -204,7 +204,7 @@ describe('deadlines: adapterTimeoutMs', () => {
 describe('abort() with a commit that never settles', () => {
   test('abort settles the turn and a pending close() at once; the unsaved turn is reported', async () => {
     const inner = memorySessionStore();
-    const control = stallable(inner);
+    const control = stallable(commitOnly(inner));
     const events = [];
     const agent = await createFxAgent({
       fetch: fakeFetch([{ events: textEvents('answered') }]).fetch,

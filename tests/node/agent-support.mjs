@@ -181,6 +181,19 @@ export function controllableStore(inner) {
 }
 
 /**
+ * `inner` as a store with only the contract's four methods (no `append`): every commit reaches
+ * it whole, through `commit`.
+ */
+export function commitOnly(inner) {
+  return {
+    load: (...args) => inner.load(...args),
+    commit: (...args) => inner.commit(...args),
+    list: (...args) => inner.list(...args),
+    remove: (...args) => inner.remove(...args),
+  };
+}
+
+/**
  * A panic in the wasm core shows up as a `WebAssembly.RuntimeError` (`unreachable`): thrown from a
  * core call, or escaping a microtask. This records every such error the process sees; call
  * `check()` at the end of a suite.

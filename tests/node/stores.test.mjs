@@ -83,6 +83,25 @@ describe('memorySessionStore', () => {
     assert.equal(text((await store.load('a')).bytes), 'abc');
   });
 
+  test('append adds at the end under the revision check; load joins the chunks', async () => {
+    const store = memorySessionStore();
+    await rejects(() => store.append('a', bytes('x'), 'none'), 'FX_SESSION_REVISION_CONFLICT');
+    assert.throws(() => store.append('a', bytes('x'), undefined), TypeError);
+    const { revision: r1 } = await store.commit('a', bytes('one'), undefined);
+    const data = bytes(' two');
+    const { revision: r2 } = await store.append('a', data, r1);
+    data[0] = 0;
+    assert.notEqual(r2, r1);
+    await rejects(() => store.append('a', bytes(' stale'), r1), 'FX_SESSION_REVISION_CONFLICT');
+    const { revision: r3 } = await store.append('a', bytes(' three'), r2);
+    const loaded = await store.load('a');
+    assert.equal(text(loaded.bytes), 'one two three');
+    assert.equal(loaded.revision, r3);
+    // A commit replaces every chunk.
+    await store.commit('a', bytes('new'), r3);
+    assert.equal(text((await store.load('a')).bytes), 'new');
+  });
+
   test('list is newest first with integer updatedAtMs; remove deletes', async () => {
     const store = memorySessionStore();
     await store.commit('old', bytes('x'), undefined);
@@ -284,6 +303,10 @@ export async function use(): Promise<void> {
   const sessions: SessionStore = indexedDbSessionStore({ name: 'app' });
   const rec = await sessions.load('id');
   if (rec) await sessions.commit('id', rec.bytes, rec.revision);
+  if (rec && sessions.append) await sessions.append('id', rec.bytes, rec.revision);
+  await memorySessionStore().append('id', new Uint8Array(), 'r1');
+  const commitOnly: SessionStore = { load: () => null, commit: () => ({ revision: 'r' }), list: () => [], remove: () => {} };
+  commitOnly.load('id');
   const list = await memorySessionStore().list();
   list[0]?.updatedAtMs.toFixed();
   const oauth: OAuthSessionStore = indexedDbOAuthSessionStore({ indexedDB });

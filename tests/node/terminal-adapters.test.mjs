@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import { memoryConfigStore, memoryPromptHistoryStore, memorySessionStore, readSession } from '../../pkg/index.js';
-import { env, fakeFetch, fakeWorkspace, stallable, textEvents, toolEvents, trapGuard, within } from './agent-support.mjs';
+import { commitOnly, env, fakeFetch, fakeWorkspace, stallable, textEvents, toolEvents, trapGuard, within } from './agent-support.mjs';
 import { allText, contains, startTerminal, until } from './terminal-support.mjs';
 
 const guard = trapGuard();
@@ -18,7 +18,7 @@ const wide = { cols: 160, rows: 30 };
 describe('createFxTerminal: adapters that never answer', () => {
   test('a commit that never settles ends the turn at the deadline, naming sessionStore.commit; the next prompt runs', async () => {
     const inner = memorySessionStore();
-    const control = stallable(inner);
+    const control = stallable(commitOnly(inner));
     const net = fakeFetch([{ events: textEvents('first answer') }, { events: textEvents('second answer') }]);
     const { term, runtime } = await startTerminal({ fetch: net.fetch, env, sessionStore: control.adapter, adapterTimeoutMs: 200 }, wide);
     control.stall('commit');
@@ -97,7 +97,7 @@ describe('createFxTerminal: adapters that never answer', () => {
   });
 
   test('abort() with a commit that never settles: exited at once, and the unsaved turn is reported with its bytes', async () => {
-    const control = stallable(memorySessionStore());
+    const control = stallable(commitOnly(memorySessionStore()));
     const events = [];
     const net = fakeFetch([{ events: textEvents('answered') }]);
     const { term, runtime } = await startTerminal(

@@ -148,6 +148,10 @@ pub struct State {
     /// The next commits fail with this error (as js/host.js reports a store that threw, did
     /// not answer by its deadline, or was abandoned when the agent stopped).
     pub fail_commit: Option<StoreError>,
+    /// The session store takes `append_session` (`sessionStore.append`).
+    pub appends: bool,
+    /// Every session write that reached the store, in order: `("commit" | "append", bytes)`.
+    pub writes: Vec<(&'static str, usize)>,
 }
 
 #[derive(Clone, Default)]
@@ -430,6 +434,7 @@ impl SessionStore for FakeHost {
             return std::future::pending().await;
         }
         let mut state = self.state.borrow_mut();
+        state.writes.push(("commit", bytes.len()));
         state
             .commits
             .push((id.to_owned(), expected.map(str::to_owned)));
@@ -457,6 +462,51 @@ impl SessionStore for FakeHost {
             .sessions
             .insert(id.to_owned(), (bytes.to_vec(), revision.clone()));
         Ok(revision)
+    }
+    fn appends_sessions(&self) -> bool {
+        self.state.borrow().appends
+    }
+    async fn append_session(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        expected: &str,
+    ) -> Result<String, StoreError> {
+        let mut state = self.state.borrow_mut();
+        assert!(
+            state.appends,
+            "append_session called on a store without append"
+        );
+        state.writes.push(("append", bytes.len()));
+        if let Some(error) = state.fail_commit.clone() {
+            if matches!(
+                error,
+                StoreError::Failed {
+                    failure: Failure::TimedOut | Failure::Abandoned,
+                    ..
+                }
+            ) {
+                // What the record would hold, for `land_late` (a compare-and-set on `expected`).
+                if let Some((stored, _)) = state.sessions.get(id) {
+                    let whole = [stored.as_slice(), bytes].concat();
+                    let attempt = (id.to_owned(), whole, Some(expected.to_owned()));
+                    state.unanswered_commits.push(attempt);
+                }
+            }
+            return Err(error);
+        }
+        state.revision_counter += 1;
+        let revision = format!("r{}", state.revision_counter);
+        match state.sessions.get_mut(id) {
+            Some((stored, current)) if current == expected => {
+                stored.extend_from_slice(bytes);
+                *current = revision.clone();
+                Ok(revision)
+            }
+            _ => Err(StoreError::RevisionConflict {
+                store: Store::Session,
+            }),
+        }
     }
     async fn list_sessions(&self) -> Result<Vec<ListedSession>, StoreError> {
         self.maybe_hang("list").await;

@@ -45,6 +45,16 @@ pub struct PendingTurn {
     cancel: Cancel,
 }
 
+impl std::fmt::Debug for PendingTurn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingTurn")
+            .field("bot", &self.bot)
+            .field("message_id", &self.message_id)
+            .field("turn", &self.turn)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The bot's side of a running turn: updates go to its journal.
 pub struct BotUi<'a> {
     state: &'a std::cell::RefCell<State>,

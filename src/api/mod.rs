@@ -4,6 +4,8 @@
 pub mod agent;
 #[cfg(feature = "bench")]
 pub mod bench;
+#[cfg(feature = "bot")]
+pub mod bot;
 mod config;
 pub mod log;
 #[cfg(feature = "term")]

@@ -72,3 +72,22 @@ fn js_error(kind: Kind, message: &str, code: Option<&'static str>) -> JsValue {
     }
     js.into()
 }
+
+/// The JS error of a bots call: an `Error` named `FxbotError` with its `status` and `code`.
+#[cfg(feature = "bot")]
+pub(crate) fn fxbot_error(err: &crate::bot::FxbotError) -> JsValue {
+    let js = js_sys::Error::new(&err.to_string());
+    js.set_name("FxbotError");
+    // Setting properties on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(
+        &js,
+        &JsValue::from_str("status"),
+        &JsValue::from_f64(f64::from(err.status())),
+    );
+    let _ = js_sys::Reflect::set(
+        &js,
+        &JsValue::from_str("code"),
+        &JsValue::from_str(err.code().as_str()),
+    );
+    js.into()
+}

@@ -3,9 +3,13 @@
 //! history and downloads over the `io` object js/terminal.js builds ([`term_io`]), and Rust
 //! errors as JS `Error` objects that carry a `code`.
 
+#[cfg(feature = "bot")]
+pub mod bot_docs;
 mod error;
 pub mod js_host;
 #[cfg(feature = "term")]
 pub mod term_io;
 
+#[cfg(feature = "bot")]
+pub(crate) use error::fxbot_error;
 pub(crate) use error::{to_js_error, type_error};

@@ -3,9 +3,29 @@
 // `npm run build`) and sums function body sizes by the crate of each mangled name. After LTO and
 // inlining the attribution is approximate, but it shows what a dependency costs.
 //
+// Without a file argument it first lists the shipped artifacts in pkg/ (fx-core, fx-term,
+// fx-bot): their size, gzipped size and budget (scripts/size-budget.json).
+//
 // Usage: node scripts/wasm-sizes.mjs [file.wasm] [top N]
 
 import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+
+if (process.argv[2] === undefined) {
+  const budget = JSON.parse(await readFile('scripts/size-budget.json', 'utf8'));
+  console.log('artifact            size   gzipped   budget (gzip)');
+  for (const name of ['fx-core.wasm', 'fx-term.wasm', 'fx-bot.wasm']) {
+    const shipped = await readFile(`pkg/${name}`).catch(() => null);
+    if (!shipped) {
+      console.log(`${name.padEnd(14)} (not built: npm run build)`);
+      continue;
+    }
+    const gz = gzipSync(shipped, { level: 9 }).length;
+    const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+    console.log(`${name.padEnd(14)} ${kib(shipped.length).padStart(10)} ${kib(gz).padStart(9)}   ${kib(budget[name])} ${gz > budget[name] ? 'OVER' : 'ok'}`);
+  }
+  console.log('');
+}
 
 const file = process.argv[2] ?? 'target/fx-build/fx-core/fx-core_bg.wasm';
 const top = Number(process.argv[3] ?? 25);

@@ -81,6 +81,20 @@ export interface KindInfo {
   needsKey: boolean;
 }
 
+/** A device sign-in (part 1: a Vercel account). */
+export interface SignIn {
+  id: string;
+  kind: 'vercel';
+  status: 'pending' | 'complete' | 'expired' | 'denied' | 'failed' | 'cancelled';
+  userCode: string;
+  verificationUri: string;
+  verificationUriComplete: string | null;
+  expiresAt: string;
+  /** The provider it added (complete only): one team is taken, several leave `teamId` null. */
+  provider: Provider | null;
+  error: string | null;
+}
+
 export interface Settings {
   defaultProvider: string;
   embedder: 'local' | 'remote' | 'off';
@@ -149,6 +163,14 @@ export interface Fxbot {
     add(provider: NewProvider): Promise<Provider>;
     remove(providerId: string): Promise<void>;
   };
+  signIns: {
+    /** Asks for a device code and opens the verification page (`openUrl`). */
+    start(kind: 'vercel'): Promise<SignIn>;
+    /** Resolves once the sign-in is no longer pending; `signal` cancels it. */
+    wait(signInId: string, options?: { signal?: AbortSignal }): Promise<SignIn>;
+    get(signInId: string): Promise<SignIn>;
+    cancel(signInId: string): Promise<void>;
+  };
   settings: {
     get(): Promise<Settings>;
     update(patch: Partial<Settings>): Promise<Settings>;
@@ -176,11 +198,13 @@ export interface FxbotOptions {
     list(): unknown;
     remove(id: string): unknown;
   };
+  /** Opens a sign-in's verification page; true when it did. */
+  openUrl?: (url: string) => boolean | Promise<boolean>;
   /** Every network request goes through it (default `globalThis.fetch`). */
   fetch?: typeof fetch;
   /** A library item's `url` (default `/api/library/<id>/file`). */
   libraryUrl?: (id: string) => string;
-  /** Test-only loopback overrides (`FX_GATEWAY_CHAT_URL`). */
+  /** Test-only loopback overrides (`FX_GATEWAY_CHAT_URL`, `FX_E2E_OAUTH_ISSUER_URL`). */
   env?: Record<string, string>;
   /** How long a store call may take (ms). */
   adapterTimeoutMs?: number;

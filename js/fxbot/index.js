@@ -76,6 +76,9 @@ export async function createFxbot(options = {}) {
   if (options.libraryUrl !== undefined && typeof options.libraryUrl !== 'function') {
     throw optionError('libraryUrl must be a function of the item id');
   }
+  if (options.openUrl !== undefined && typeof options.openUrl !== 'function') {
+    throw optionError('openUrl must be a function');
+  }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw optionError('onEvent must be a function');
   }
@@ -93,6 +96,7 @@ export async function createFxbot(options = {}) {
     env,
     adapterTimeoutMs,
     sessionStore,
+    openUrl: options.openUrl,
     emit(type, detail) {
       try {
         onEvent?.({ type, ...detail });
@@ -164,6 +168,22 @@ export async function createFxbot(options = {}) {
       get: (providerId) => core.providersGet(providerId),
       add: (provider) => core.providersAdd(provider),
       remove: (providerId) => core.providersRemove(providerId).then(() => undefined),
+    },
+    signIns: {
+      start: (kind) => core.signInStart(kind),
+      async get(signInId) {
+        return core.signInGet(signInId);
+      },
+      async wait(signInId, { signal } = {}) {
+        const cancelled = aborted(signal).then(() => {
+          core.signInCancel(signInId);
+          return core.signInWait(signInId);
+        });
+        return Promise.race([core.signInWait(signInId), cancelled]);
+      },
+      async cancel(signInId) {
+        core.signInCancel(signInId);
+      },
     },
     settings: {
       get: () => core.settingsGet(),

@@ -50,6 +50,8 @@ fn done<T: Serialize>(result: Result<T, FxbotError>) -> Result<JsValue, JsValue>
 #[wasm_bindgen]
 pub struct FxbotCore {
     engine: Rc<Engine>,
+    /// The Vercel issuer and client id (`FX_E2E_OAUTH_ISSUER_URL`, `FX_OAUTH_CLIENT_ID`).
+    auth: Rc<crate::auth::AuthConfig>,
 }
 
 macro_rules! call {
@@ -72,6 +74,13 @@ impl FxbotCore {
             serde_wasm_bindgen::from_value(get(&config, "env")).unwrap_or_default();
         let endpoint = ChatEndpoint::from_env(env.get("FX_GATEWAY_CHAT_URL").map(String::as_str))
             .map_err(|e| crate::host::type_error(&e.to_string()))?;
+        let auth = crate::auth::AuthConfig::from_env(
+            env.get(crate::auth::endpoints::ISSUER_OVERRIDE_ENV)
+                .map(String::as_str),
+            env.get(crate::auth::endpoints::CLIENT_ID_ENV)
+                .map(String::as_str),
+        )
+        .map_err(|e| crate::host::type_error(&e.to_string()))?;
         let owner = get(&config, "owner").as_string().unwrap_or_default();
         let library_url: Box<dyn Fn(&str) -> String> =
             match get(&config, "libraryUrl").dyn_into::<Function>() {
@@ -94,6 +103,7 @@ impl FxbotCore {
                 JsDocStore::new(docs),
                 config,
             )),
+            auth: Rc::new(auth),
         })
     }
 
@@ -186,6 +196,41 @@ impl FxbotCore {
             e.providers_add_signed_in(&token, record["expiresAtMs"].as_i64(), teams)
                 .await
         })
+    }
+
+    /// `signIns.start(kind)`: resolves the pending `SignIn`; the polling runs on.
+    #[wasm_bindgen(js_name = signInStart)]
+    pub fn sign_in_start(&self, kind: JsValue) -> Promise {
+        let kind = json(&kind);
+        let (engine, auth) = (self.engine.clone(), self.auth.clone());
+        future_to_promise(async move {
+            let kind = kind.map_err(|e| fxbot_error(&e))?;
+            let (view, task) = engine
+                .signin_start(&kind, &auth)
+                .await
+                .map_err(|e| fxbot_error(&e))?;
+            let runner = engine.clone();
+            spawn_local(async move { runner.signin_run(task).await });
+            Ok(to_js(&view))
+        })
+    }
+
+    #[wasm_bindgen(js_name = signInGet)]
+    pub fn sign_in_get(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        done(self.engine.signin_get(&text(&id)))
+    }
+
+    #[wasm_bindgen(js_name = signInWait)]
+    pub fn sign_in_wait(&self, id: JsValue) -> Promise {
+        let id = text(&id);
+        call!(self, |e| e.signin_wait(&id).await)
+    }
+
+    #[wasm_bindgen(js_name = signInCancel)]
+    pub fn sign_in_cancel(&self, id: JsValue) -> Result<(), JsValue> {
+        self.engine
+            .signin_cancel(&text(&id))
+            .map_err(|e| fxbot_error(&e))
     }
 
     #[wasm_bindgen(js_name = libraryList)]

@@ -90,6 +90,7 @@ pub enum Entity {
     LibraryItem,
     /// An earlier chat asked for by `sessionId`.
     Chat,
+    SignIn,
 }
 
 impl Entity {
@@ -100,6 +101,7 @@ impl Entity {
             Entity::Memory => "memory",
             Entity::LibraryItem => "library item",
             Entity::Chat => "chat",
+            Entity::SignIn => "sign-in",
         }
     }
 }

@@ -132,7 +132,7 @@ describe('createFxbot over the dev gateway demo model', () => {
   });
 
   test('every reconnect cursor rebuilds the same turns through the client reducer', async () => {
-    const { fxbot } = await open();
+    const { fxbot, store, sessionStore } = await open();
     const bot = await fxbot.bots.create();
     await fxbot.chat.send(bot.id, { text: 'one', messageId: 'a' });
     const live = await collect(fxbot.chat.stream(bot.id, 0), (l) => l.type === 'turn_end');
@@ -142,8 +142,14 @@ describe('createFxbot over the dev gateway demo model', () => {
       assert.deepEqual(turnsFromLines([...live.slice(0, i + 1), ...rest]), whole, `reconnect after line ${i}`);
     }
     // A second fxbot on the same stores (another process: no live journal) replays the same.
-    const replayed = await collect(fxbot.chat.stream(bot.id, 0, { follow: false }));
+    const other = await createFxbot({ store, sessionStore, env: { FX_GATEWAY_CHAT_URL: chatUrl } });
+    const replayed = await collect(other.chat.stream(bot.id, 0, { follow: false }));
     assert.deepEqual(turnsFromLines(replayed), whole);
+    for (let i = 0; i < live.length; i++) {
+      const rest = await collect(other.chat.stream(bot.id, live[i].cursor, { follow: false }));
+      assert.deepEqual(turnsFromLines([...live.slice(0, i + 1), ...rest]), whole, `replay reconnect after line ${i}`);
+    }
+    await other.close();
     await fxbot.close();
   });
 

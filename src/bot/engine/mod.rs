@@ -6,6 +6,7 @@
 //! - [`chat`]: `chat.send` (checks, the idempotency claim, files, the turn) and `chat.stop`;
 //! - [`stream`]: `chat.stream`'s batches and waits, `release` and `close`;
 //! - [`library`]: the `library.*` calls.
+//! - [`signin`]: the `signIns.*` calls (a Vercel account).
 //!
 //! One turn runs per bot in this process (the in-process lock), and the `messageId` claim in
 //! `chat/<botId>` (compare-and-set) decides across processes: the same id runs once, another id
@@ -13,6 +14,7 @@
 
 pub mod chat;
 pub mod library;
+pub mod signin;
 pub mod stream;
 
 use std::cell::RefCell;
@@ -66,6 +68,7 @@ struct State {
     /// Bumped by `release(bot)`: a stream of an older epoch ends.
     epochs: HashMap<BotId, u64>,
     waiters: Vec<oneshot::Sender<()>>,
+    signins: HashMap<String, signin::SignIn>,
 }
 
 /// The engine.

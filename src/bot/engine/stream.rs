@@ -195,6 +195,10 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// `close()`: releases everything; every later call fails with 409. Idempotent.
     pub fn close(&self) {
         self.release(None);
+        for signin in self.state.borrow().signins.values() {
+            signin.login.cancel();
+            signin.cancel.cancel();
+        }
         self.state.borrow_mut().closed = true;
         self.notify();
     }

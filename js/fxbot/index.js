@@ -2,7 +2,7 @@
 // (bots, chats as fx sessions, send and stream with cursors, the library); this file loads it,
 // adapts the options (the document store, the session store, fetch) and shapes the calls.
 
-import { makeHost, normalizeAdapterTimeout, normalizeEnv } from '../host.js';
+import { DEFAULT_ADAPTER_TIMEOUT_MS, makeHost, normalizeAdapterTimeout, normalizeEnv } from '../host.js';
 import { memorySessionStore } from '../memory-stores.js';
 import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
 import { turnsFromLines } from './client.js';
@@ -107,7 +107,7 @@ export async function createFxbot(options = {}) {
     deliver() {},
   });
   const glue = await loadBot(options.wasm);
-  const core = new glue.FxbotCore(host, docsAdapter(store, adapterTimeoutMs), {
+  const core = new glue.FxbotCore(host, docsAdapter(store, adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS), {
     env,
     owner: randomOwner(),
     libraryUrl: options.libraryUrl,

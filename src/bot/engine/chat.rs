@@ -10,8 +10,7 @@ use crate::agent::prompt::{Prompt, PromptImage};
 use crate::agent::protocol::AiGateway;
 use crate::agent::session::{LiveSession, SessionError};
 use crate::agent::turn::{run_turn, TurnSettings, DEFAULT_STEP_LIMIT};
-use crate::caps::acp::{PermissionAnswer, PermissionRequest, Update};
-use crate::caps::{Cancel, DocStore, Host, HostEvent, Ui, WithUi};
+use crate::caps::{Cancel, DocStore, Host, WithUi};
 use crate::log::types::{Preferences, Provider};
 use crate::log::view::TurnView;
 
@@ -29,8 +28,9 @@ use super::super::settings::{secret_key, SecretDoc};
 use super::super::store::{self, load, store_error, Step};
 use super::super::stream::{SavedFile, StopReason, TurnStart, Usage};
 use super::super::tools::BotTools;
-use super::super::upload::{check_message, message_id, CheckedFile, FileKind};
-use super::{not_found, Fxbot, Running, State};
+use super::super::upload::{check_message, message_id, FileKind};
+use super::ui::{prompt_text, BotUi, LockGuard};
+use super::{not_found, Fxbot, Running};
 
 /// A turn `send` claimed and prepared; [`Fxbot::run`] runs it.
 pub struct PendingTurn {
@@ -53,82 +53,6 @@ impl std::fmt::Debug for PendingTurn {
             .field("turn", &self.turn)
             .finish_non_exhaustive()
     }
-}
-
-/// The bot's side of a running turn: updates go to its journal.
-pub struct BotUi<'a> {
-    state: &'a std::cell::RefCell<State>,
-    bot: BotId,
-}
-
-impl BotUi<'_> {
-    fn with_journal(&self, f: impl FnOnce(&mut Journal)) {
-        let mut state = self.state.borrow_mut();
-        if let Some(journal) = state.journals.get_mut(&self.bot) {
-            f(journal);
-        }
-        for waiter in state.waiters.drain(..) {
-            let _ = waiter.send(());
-        }
-    }
-}
-
-impl Ui for BotUi<'_> {
-    async fn request_permission(
-        &self,
-        _request: &PermissionRequest,
-        _cancel: &Cancel,
-    ) -> PermissionAnswer {
-        PermissionAnswer::Reject {
-            note: Some("Bots run unattended: nobody can allow this command.".to_owned()),
-        }
-    }
-    fn update(&self, _turn: u32, update: Update) {
-        let name = update.tool_name().unwrap_or_default().to_owned();
-        self.with_journal(|j| {
-            j.push_update(&update, &name);
-        });
-    }
-    fn text(&self, _turn: u32, text: &str) {
-        self.with_journal(|j| {
-            j.push_text(text);
-        });
-    }
-    fn event(&self, _event: HostEvent) {}
-}
-
-/// Removes the in-process lock unless the turn was handed on.
-struct LockGuard<'a> {
-    state: &'a std::cell::RefCell<State>,
-    bot: BotId,
-    armed: bool,
-}
-
-impl Drop for LockGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.state.borrow_mut().running.remove(&self.bot);
-        }
-    }
-}
-
-/// What the model sees as the user's text: the text, then each text file under its name.
-fn prompt_text(text: &str, files: &[CheckedFile]) -> String {
-    let mut out = text.to_owned();
-    for file in files {
-        if let Some(body) = file.text() {
-            if !out.is_empty() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&format!(
-                "<file name=\"{}\" type=\"{}\">\n{}\n</file>",
-                file.name.replace('"', "'"),
-                file.media_type,
-                body
-            ));
-        }
-    }
-    out
 }
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {

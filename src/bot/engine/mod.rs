@@ -16,6 +16,7 @@ pub mod chat;
 pub mod library;
 pub mod signin;
 pub mod stream;
+mod ui;
 
 use std::cell::RefCell;
 use std::collections::HashMap;

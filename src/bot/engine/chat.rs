@@ -212,7 +212,22 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         };
         if let Some(session_id) = &bot.session_id {
             match LiveSession::open(&self.host, session_id, Mode::Ask).await {
-                Ok(session) => return Ok(session),
+                Ok(mut session) => {
+                    // A new model for the bot (or its provider's default) goes on in the same
+                    // chat, as a preferences change in the log.
+                    if session.state().preferences.model != model {
+                        let change = crate::log::event::PreferencesChange {
+                            provider: None,
+                            model: Some(model.to_owned()),
+                            effort: None,
+                            fast_mode: None,
+                        };
+                        session
+                            .change_preferences(&self.host, change)
+                            .map_err(session_error)?;
+                    }
+                    return Ok(session);
+                }
                 Err(SessionError::NotFound(_)) => {}
                 Err(other) => return Err(session_error(other)),
             }

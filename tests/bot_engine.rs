@@ -418,10 +418,12 @@ fn bot_tools_replay_reconnects_and_the_export() {
     let (host, docs, engine, bot) = setup();
     host.reply(text_reply(&["Noted."]));
     let message = json!({"text": "keep this", "messageId": "m1", "files": [
-        {"name": "notes.txt", "type": "text/plain", "data": b64("the secret word is heliotrope".as_bytes())}]});
+        {"name": "notes.txt", "type": "text/plain", "data": b64("the secret word is heliotrope".as_bytes())},
+        {"name": "dot.png", "type": "image/png", "data": b64(&png(64))}]});
     let (_, pending) = send(&engine, &bot, message);
     block_on(engine.run(pending.unwrap()));
-    let item = block_on(engine.library_list(&json!({}))).unwrap()[0]["id"]
+    let items = block_on(engine.library_list(&json!({}))).unwrap();
+    let item = items.iter().find(|i| i["name"] == "notes.txt").unwrap()["id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -462,7 +464,7 @@ fn bot_tools_replay_reconnects_and_the_export() {
         .collect();
     assert_eq!(outputs.len(), 3);
     assert!(outputs[0].contains("notes.txt"));
-    assert!(outputs[1].contains("heliotrope"));
+    assert!(outputs[1].contains("heliotrope"), "{outputs:?}");
     assert!(outputs[2].contains("msg:m1") && outputs[2].contains("keep this"));
     let fresh = engine_on(&host, &docs, "p2");
     let replayed = block_on(fresh.stream(&bot, &json!(0), None)).unwrap().lines;
@@ -504,6 +506,12 @@ fn bot_tools_replay_reconnects_and_the_export() {
     let events = files.iter().find(|(p, _)| p == "events.jsonl").unwrap();
     let events = String::from_utf8_lossy(&events.1);
     assert!(events.contains("library_read"));
+    assert!(
+        files
+            .iter()
+            .any(|(p, data)| p.starts_with("images/image-1-") && *data == png(64)),
+        "the image is exported"
+    );
     if let Ok(fx) = std::env::var("FX_NATIVE") {
         let home = std::env::temp_dir().join(format!("fxbot-native-{}", std::process::id()));
         let dir = home.join(".fx").join("sessions").join(&session);

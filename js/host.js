@@ -174,6 +174,27 @@ function abortable(run) {
   return { promise, abort: (reason) => controller.abort(reason) };
 }
 
+/**
+ * Resolves in a new task of the event loop, so what waits there (keys, clicks, timers, the
+ * terminal's frames) runs between two reads even when a stream's chunks are all available at
+ * once (a read of a queued chunk resolves in a microtask).
+ */
+const nextTask = (() => {
+  if (typeof setImmediate === 'function') return () => new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel !== 'function') return () => new Promise((resolve) => setTimeout(resolve, 0));
+  let channel = null;
+  const waiting = [];
+  return () =>
+    new Promise((resolve) => {
+      if (channel === null) {
+        channel = new MessageChannel();
+        channel.port1.onmessage = () => waiting.shift()?.();
+      }
+      waiting.push(resolve);
+      channel.port2.postMessage(null);
+    });
+})();
+
 class HttpHandle {
   #reader;
   #controller;
@@ -200,7 +221,12 @@ class HttpHandle {
           if (done) return null;
           const bytes = toBytes(value);
           if (bytes === null) throw new TypeError('fetch response body produced a non-byte chunk');
-          if (bytes.byteLength > 0) return bytes;
+          if (bytes.byteLength > 0) {
+            // The core handles the chunk in the task that resolves this read; input waiting
+            // since the last chunk runs first.
+            await nextTask();
+            return bytes;
+          }
         }
       } finally {
         readSignal.removeEventListener('abort', onAbort);

@@ -9,6 +9,32 @@ import { loadTerm } from './load-term.js';
 /** How long the core waits after the last resize before it re-wraps. */
 const RESIZE_DEBOUNCE_MS = 100;
 
+/** A frame's time where the runtime has no animation frames (Node, workers). */
+const FRAME_MS = 16;
+/** How long a repaint waits for a frame that does not come (a hidden tab has none). */
+const FRAME_FALLBACK_MS = 100;
+
+/**
+ * Resolves at the next animation frame; where there are none, a frame's time later. Streamed
+ * updates repaint here, so the screen changes at most once a frame however many reads arrive.
+ */
+function nextFrame() {
+  return new Promise((resolve) => {
+    if (typeof requestAnimationFrame !== 'function') {
+      setTimeout(resolve, FRAME_MS);
+      return;
+    }
+    const fallback = setTimeout(() => {
+      cancelAnimationFrame(frame);
+      resolve();
+    }, FRAME_FALLBACK_MS);
+    const frame = requestAnimationFrame(() => {
+      clearTimeout(fallback);
+      resolve();
+    });
+  });
+}
+
 const WORKSPACE_ROOT = '/';
 const HISTORY_LIMIT = 100;
 
@@ -177,6 +203,7 @@ export async function createFxTerminal(options) {
       if (finished) return;
       terminal.write(bytes.slice());
     },
+    nextFrame,
     historyLoad: () => (history ? history.load() : null),
     historyAppend: (value) => (history ? history.append(value) : Promise.resolve('appended')),
     async download(paths, contents) {

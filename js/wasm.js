@@ -92,10 +92,62 @@ async function fetchWasm(name, url) {
   }
 }
 
+/** How many bytes of a body the "not WebAssembly" message quotes. */
+const QUOTED_BYTES = 16;
+
+/**
+ * Reads the first bytes of a body (at least `QUOTED_BYTES`, or all of a shorter one); resolves to
+ * them and the stream of the whole body, those bytes included.
+ */
+async function peek(body) {
+  const reader = body.getReader();
+  const head = [];
+  let length = 0;
+  let done = false;
+  while (length < QUOTED_BYTES && !done) {
+    const chunk = await reader.read();
+    done = chunk.done;
+    if (chunk.value) {
+      head.push(chunk.value);
+      length += chunk.value.byteLength;
+    }
+  }
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of head) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  const whole = new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      if (done) controller.close();
+    },
+    async pull(controller) {
+      const chunk = await reader.read();
+      if (chunk.done) controller.close();
+      else controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return { bytes, whole };
+}
+
+function notWasmError(name, where, type, bytes) {
+  const start = new TextDecoder().decode(bytes.subarray(0, QUOTED_BYTES)).replace(/\s+/g, ' ').trim();
+  return loadError(
+    `${name}.wasm from ${where} is not WebAssembly (${type || 'no content type'}, starts ${JSON.stringify(start)}); ${BUNDLER_HINT}`,
+  );
+}
+
 /**
  * Checks a fetched (or host-supplied) response: a failed status or a body that is not
  * WebAssembly (a bundler's index page in place of a missing asset) is a coded error naming the
- * URL. Resolves to something the glue instantiates: the response itself when it can stream.
+ * URL. Resolves to something the glue instantiates: a response it can compile while the bytes
+ * arrive (`application/wasm`; a body served with another type is checked and passed on under
+ * that type), else the bytes.
  */
 async function checkResponse(name, response) {
   const where = response.url || 'the given Response';
@@ -103,16 +155,17 @@ async function checkResponse(name, response) {
     throw loadError(`${name}.wasm could not be loaded from ${where}: HTTP ${response.status}; ${BUNDLER_HINT}`);
   }
   const type = response.headers.get('content-type') ?? '';
-  if (/^application\/wasm\b/i.test(type) && typeof WebAssembly.instantiateStreaming === 'function') {
-    return response;
+  const streaming = typeof WebAssembly.instantiateStreaming === 'function';
+  if (/^application\/wasm\b/i.test(type) && streaming) return response;
+  if (streaming && response.body && typeof ReadableStream === 'function') {
+    // A server that does not say `application/wasm`: look at the first bytes, then compile the
+    // rest as it arrives under the right type.
+    const { bytes, whole } = await peek(response.body);
+    if (!WASM_MAGIC.every((byte, i) => bytes[i] === byte)) throw notWasmError(name, where, type, bytes);
+    return new Response(whole, { status: 200, headers: { 'content-type': 'application/wasm' } });
   }
   const bytes = new Uint8Array(await response.arrayBuffer());
-  if (!WASM_MAGIC.every((byte, i) => bytes[i] === byte)) {
-    const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ').trim();
-    throw loadError(
-      `${name}.wasm from ${where} is not WebAssembly (${type || 'no content type'}, starts ${JSON.stringify(start)}); ${BUNDLER_HINT}`,
-    );
-  }
+  if (!WASM_MAGIC.every((byte, i) => bytes[i] === byte)) throw notWasmError(name, where, type, bytes);
   return bytes;
 }
 
@@ -133,6 +186,13 @@ export async function resolveWasmSource(source, name = 'fx-core') {
     return checkResponse(name, await fetchWasm(name, url));
   }
   throw new TypeError(WASM_SOURCE_ERROR);
+}
+
+/** Compiles what `resolveWasmSource` resolved to: a module as it is, a response while it streams. */
+function compile(source) {
+  if (source instanceof WebAssembly.Module) return source;
+  if (isResponse(source)) return WebAssembly.compileStreaming(source);
+  return WebAssembly.compile(source);
 }
 
 const configured = new Map();
@@ -157,7 +217,9 @@ export function loadArtifact(artifact, source) {
   if (!promise) {
     promise = (async () => {
       const chosen = source ?? configured.get(name) ?? artifact.location();
-      const [glue, module_or_path] = await Promise.all([artifact.glue(), resolveWasmSource(chosen, name)]);
+      // The module compiles (while its bytes arrive, for a response) as the glue is imported;
+      // the glue then only instantiates it.
+      const [glue, module_or_path] = await Promise.all([artifact.glue(), resolveWasmSource(chosen, name).then(compile)]);
       await glue.default({ module_or_path });
       return glue;
     })();

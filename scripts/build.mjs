@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = join(root, 'pkg');
@@ -46,8 +46,9 @@ const ARTIFACTS = [
   bench
     ? { name: 'fx-core', dir: 'fx-core-bench', cargoArgs: ['--features', 'bench'] }
     : { name: 'fx-core', dir: 'fx-core', cargoArgs: [] },
-  { name: 'fx-term', dir: 'fx-term', cargoArgs: ['--features', 'term'] },
-  { name: 'fx-bot', dir: 'fx-bot', cargoArgs: ['--features', 'bot'] },
+  // fx-term exports TermCore only (feature `core-api` off): see Cargo.toml.
+  { name: 'fx-term', dir: 'fx-term', cargoArgs: ['--no-default-features', '--features', 'term'] },
+  { name: 'fx-bot', dir: 'fx-bot', cargoArgs: ['--no-default-features', '--features', 'bot'] },
 ];
 
 function run(cmd, args, options = {}) {
@@ -183,16 +184,19 @@ async function main() {
 
   const budget = JSON.parse(await readFile(join(root, 'scripts', 'size-budget.json'), 'utf8'));
   let over = false;
-  console.log('\nartifact        before-opt      size   gzipped   budget (gzip)');
+  console.log('\nartifact        before-opt      size   gzipped    brotli   budget (gzip)');
   for (const { name, raw, file } of built) {
     const bytes = await readFile(file);
     const gz = gzipSync(bytes, { level: 9 }).length;
+    const br = brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }).length;
     const limit = budget[name];
     const verdict = gz > limit ? 'OVER' : 'ok';
     over ||= gz > limit;
     console.log(
       `${name.padEnd(14)} ${formatKiB(raw).padStart(11)} ${formatKiB(bytes.length).padStart(10)} ` +
-        `${formatKiB(gz).padStart(9)}   ${formatKiB(limit)} ${verdict}`,
+        `${formatKiB(gz).padStart(9)} ${formatKiB(br).padStart(9)}   ${formatKiB(limit)} ${verdict}`,
     );
   }
   if (over) {

@@ -1,31 +1,30 @@
-// Which crates the wasm bytes go to: reads a wasm file's code section and its `name` section
-// (default: wasm-bindgen's output before wasm-opt, target/fx-build/fx-core/fx-core_bg.wasm after
+// The shipped artifacts' sizes (pkg/fx-core, fx-term and fx-bot .wasm: raw, gzip -9, brotli at
+// quality 11), then which
+// crates the wasm bytes go to: reads a wasm file's code section and its `name` section (default:
+// wasm-bindgen's output before wasm-opt, target/fx-build/fx-core/fx-core_bg.wasm after
 // `npm run build`) and sums function body sizes by the crate of each mangled name. After LTO and
 // inlining the attribution is approximate, but it shows what a dependency costs.
-//
-// Without a file argument it first lists the shipped artifacts in pkg/ (fx-core, fx-term,
-// fx-bot): their size, gzipped size and budget (scripts/size-budget.json).
 //
 // Usage: node scripts/wasm-sizes.mjs [file.wasm] [top N]
 
 import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-if (process.argv[2] === undefined) {
-  const budget = JSON.parse(await readFile('scripts/size-budget.json', 'utf8'));
-  console.log('artifact            size   gzipped   budget (gzip)');
-  for (const name of ['fx-core.wasm', 'fx-term.wasm', 'fx-bot.wasm']) {
-    const shipped = await readFile(`pkg/${name}`).catch(() => null);
-    if (!shipped) {
-      console.log(`${name.padEnd(14)} (not built: npm run build)`);
-      continue;
-    }
-    const gz = gzipSync(shipped, { level: 9 }).length;
-    const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-    console.log(`${name.padEnd(14)} ${kib(shipped.length).padStart(10)} ${kib(gz).padStart(9)}   ${kib(budget[name])} ${gz > budget[name] ? 'OVER' : 'ok'}`);
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`.padStart(11);
+console.log('artifact               raw     gzip -9      brotli');
+for (const name of ['fx-core.wasm', 'fx-term.wasm', 'fx-bot.wasm']) {
+  const shipped = await readFile(`pkg/${name}`).catch(() => null);
+  if (!shipped) {
+    console.log(`${name.padEnd(14)} (not built: npm run build)`);
+    continue;
   }
-  console.log('');
+  const gz = gzipSync(shipped, { level: 9 }).length;
+  const br = brotliCompressSync(shipped, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: shipped.length },
+  }).length;
+  console.log(`${name.padEnd(14)}${kib(shipped.length)} ${kib(gz)} ${kib(br)}`);
 }
+console.log('');
 
 const file = process.argv[2] ?? 'target/fx-build/fx-core/fx-core_bg.wasm';
 const top = Number(process.argv[3] ?? 25);

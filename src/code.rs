@@ -59,7 +59,7 @@ codes! {
     /// the stop abandoned.
     AgentClosed => "FX_AGENT_CLOSED",
 
-    // Sessions and their store (`agent::SessionError`, `agent::host::StoreError`, `LogError`).
+    // Sessions and their store (`agent::SessionError`, `caps::StoreError`, `LogError`).
     /// Session bytes or a native session directory that the strict loader refuses.
     SessionInvalid => "FX_SESSION_INVALID",
     /// `openSession` of an id the store does not hold.

@@ -44,8 +44,9 @@ fn wire(messages: &[Message]) -> Vec<Value> {
         },
     )
     .unwrap()
-    .body;
-    let body: Value = serde_json::from_str(&body).unwrap();
+    .body
+    .clone();
+    let body: Value = serde_json::from_slice(&body).unwrap();
     body["prompt"]
         .as_array()
         .unwrap()

@@ -109,8 +109,8 @@ impl<'de> Deserialize<'de> for Node {
     }
 }
 
-fn node(text: &str) -> Node {
-    serde_json::from_str(text).unwrap()
+fn node(text: impl AsRef<[u8]>) -> Node {
+    serde_json::from_slice(text.as_ref()).unwrap()
 }
 
 /// A fixture message part, with `input` kept as raw text (key order intact).
@@ -300,7 +300,7 @@ fn every_fixture_request_is_rebuilt_exactly() {
                 .unwrap_or_else(|e| panic!("{here}: {e}"));
 
             // Headers: fx's order, and every captured header with the same value.
-            let names: Vec<&str> = request.headers.iter().map(|(n, _)| *n).collect();
+            let names: Vec<&str> = request.headers.iter().map(|(n, _)| n.as_str()).collect();
             let expected_order: Vec<&str> = FX_HEADER_ORDER
                 .iter()
                 .copied()
@@ -572,7 +572,7 @@ fn headers_team_session_and_missing_token() {
     let got: Vec<(&str, &str)> = request
         .headers
         .iter()
-        .map(|(n, v)| (*n, v.as_str()))
+        .map(|(n, v)| (n.as_str(), v.as_str()))
         .collect();
     assert_eq!(got, expected);
     let bare = build_request(
@@ -910,7 +910,7 @@ proptest::proptest! {
             Message::tool_result(ToolResult { tool_call_id: "c1".into(), tool_name: "terminal".into(), output: output.clone() }),
         ];
         let request = build_request(&ChatEndpoint::canonical(), &messages, &[tool("terminal")], &options("anthropic/claude-opus-5")).unwrap();
-        let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
         let expected_user = (!user_text.is_empty()).then_some(user_text.as_str());
         proptest::prop_assert_eq!(body["prompt"][0]["content"][0]["text"].as_str(), expected_user);
         proptest::prop_assert_eq!(body["prompt"][2]["content"][0]["output"]["value"].as_str(), Some(output.as_str()));

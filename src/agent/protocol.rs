@@ -7,7 +7,7 @@
 //! retry schedule, "never retry after text reached the user", cancellation and checkpoints are
 //! the same for all of them.
 
-use crate::caps::{HttpRequest, Method};
+use crate::caps::HttpRequest;
 use crate::gateway::error::ProviderError;
 use crate::gateway::request::{build_request, RequestError, RequestOptions, ToolChoice};
 use crate::gateway::{ChatEndpoint, Effort, Message, ModelInfo, SseDecoder, SseError, SseEvent};
@@ -113,17 +113,7 @@ impl ModelProtocol for AiGateway<'_> {
             model: call.model_info,
             user_agent: None,
         };
-        let request = build_request(self.endpoint, call.messages, call.tools, &options)?;
-        Ok(HttpRequest {
-            method: Method::Post,
-            url: request.url,
-            headers: request
-                .headers
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value))
-                .collect(),
-            body: request.body.into_bytes(),
-        })
+        build_request(self.endpoint, call.messages, call.tools, &options)
     }
 
     fn decoder(&self) -> SseDecoder {

@@ -1,15 +1,15 @@
 //! The `#[wasm_bindgen]` surface that js/ drives (wasm32 only). Each export is a thin adapter:
 //! convert arguments, call the pure-Rust module, convert the result or error.
 
-// fx-bot.wasm carries the bots engine, not the headless agent's class.
-#[cfg(any(not(feature = "bot"), feature = "term"))]
+#[cfg(feature = "core-api")]
 pub mod agent;
 #[cfg(feature = "bench")]
 pub mod bench;
 #[cfg(feature = "bot")]
 pub mod bot;
-#[cfg(any(not(feature = "bot"), feature = "term"))]
+#[cfg(any(feature = "core-api", feature = "term"))]
 mod config;
+#[cfg(feature = "core-api")]
 pub mod log;
 #[cfg(feature = "term")]
 pub mod term;

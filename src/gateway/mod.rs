@@ -66,7 +66,5 @@ pub use events::{Finish, FinishReason, SseEvent, StreamError, ToolCall, Usage};
 pub use prompt::{
     AssistantPart, ImagePart, Message, PromptError, ToolCallPart, ToolResult, UserPart,
 };
-pub use request::{
-    build_request, GatewayRequest, RequestError, RequestOptions, ToolChoice, ToolDefinition,
-};
+pub use request::{build_request, RequestError, RequestOptions, ToolChoice, ToolDefinition};
 pub use sse::{SseDecoder, SseError, StreamEnd};

@@ -7,6 +7,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use thiserror::Error;
 
+use crate::caps::{HttpRequest, Method};
 use crate::Code;
 
 use super::catalog::{fallback_context_window, Effort, ModelInfo};
@@ -142,17 +143,6 @@ pub struct RequestOptions<'a> {
     pub user_agent: Option<&'a str>,
 }
 
-/// A ready-to-send request. The body is UTF-8 JSON.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GatewayRequest {
-    /// POST target.
-    pub url: String,
-    /// Headers, in fx's order.
-    pub headers: Vec<(&'static str, String)>,
-    /// JSON body.
-    pub body: String,
-}
-
 /// What the request will ask for, after applying the catalog rules.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResolvedOptions {
@@ -202,15 +192,19 @@ pub fn build_request(
     messages: &[Message],
     tools: &[ToolDefinition],
     options: &RequestOptions<'_>,
-) -> Result<GatewayRequest, RequestError> {
+) -> Result<HttpRequest, RequestError> {
     validate_history(messages)?;
     let headers = request_headers(options)?;
     let resolved = resolve_options(options);
     let body = build_body(messages, tools, options, &resolved)?;
-    Ok(GatewayRequest {
+    Ok(HttpRequest {
+        method: Method::Post,
         url: endpoint.chat_url().to_owned(),
-        headers,
-        body,
+        headers: headers
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect(),
+        body: body.into_bytes(),
     })
 }
 

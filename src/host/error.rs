@@ -3,6 +3,9 @@
 //! `Display` text and whose `code` is its [`Code`] (`FX_SESSION_INVALID`, ...). An argument
 //! of the wrong shape that serde could not read becomes a plain `TypeError`.
 
+// fx-bot (feature `bot` alone) raises only FxbotError (`fxbot_error`) and TypeErrors.
+#![cfg_attr(not(any(feature = "core-api", feature = "term")), allow(dead_code))]
+
 use std::fmt::Display;
 
 use wasm_bindgen::JsValue;

@@ -100,10 +100,13 @@ extern "C" {
     fn abort_request(this: &JsHttp);
 }
 
-/// Plain data to a JS object (maps become objects; numbers stay numbers).
+/// Plain data to a JS object (maps become objects; numbers stay numbers; bytes a field
+/// serializes as bytes, like `session.unsaved`'s, become a `Uint8Array`).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .serialize(
+            &serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false),
+        )
         .unwrap_or(JsValue::NULL)
 }
 

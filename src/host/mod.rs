@@ -12,4 +12,6 @@ pub mod term_io;
 
 #[cfg(feature = "bot")]
 pub(crate) use error::fxbot_error;
-pub(crate) use error::{to_js_error, type_error};
+#[cfg(any(feature = "core-api", feature = "term"))]
+pub(crate) use error::to_js_error;
+pub(crate) use error::type_error;

@@ -1,6 +1,6 @@
 //! The terminal's environment over the `io` object js/terminal.js builds: output to the
-//! terminal adapter, prompt history, downloads, the exit signal; tasks on the page's event loop
-//! and a 50 ms ticker (on the host's `sleep` timer) that runs only while the app animates.
+//! terminal adapter, prompt history, downloads, the exit signal; tasks on the page's event loop,
+//! repaints at its animation frames, and a 50 ms ticker (on the host's `sleep` timer) that runs only while the app animates.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -30,6 +30,9 @@ extern "C" {
     fn download(this: &JsTermIo, paths: Array, contents: Array) -> Promise;
     #[wasm_bindgen(method, structural)]
     fn exited(this: &JsTermIo, code: i32);
+    /// A Promise that resolves at the next animation frame.
+    #[wasm_bindgen(method, structural, js_name = nextFrame)]
+    fn next_frame(this: &JsTermIo) -> Promise;
 }
 
 /// The callback the ticker calls; false stops it.
@@ -67,6 +70,15 @@ impl TermEnv for JsTermEnv {
 
     fn spawn(&self, task: Task) {
         wasm_bindgen_futures::spawn_local(task);
+    }
+
+    fn frame(&self, task: Task) {
+        let frame = self.io.next_frame();
+        wasm_bindgen_futures::spawn_local(async move {
+            // Never rejects (see js/terminal.js); a rejection only repaints sooner.
+            let _ = JsFuture::from(frame).await;
+            task.await;
+        });
     }
 
     fn animate(&self) {

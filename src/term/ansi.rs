@@ -60,9 +60,14 @@ impl Ansi {
         self.0.push_str(line.0.get(from..).unwrap_or(""));
     }
 
-    /// Appends `CSI n <final>` (cursor moves: `A`, `B`, `G`).
+    /// Appends `CSI n <final>` for the sequences whose count defaults to 1 (cursor moves `A`,
+    /// `B`, `G`; insert and delete line `L`, `M`): a count of 1 is left out.
     pub fn csi(&mut self, n: usize, final_byte: &'static str) {
-        let _ = write!(self.0, "\u{1b}[{n}{final_byte}");
+        if n == 1 {
+            let _ = write!(self.0, "\u{1b}[{final_byte}");
+        } else {
+            let _ = write!(self.0, "\u{1b}[{n}{final_byte}");
+        }
     }
 
     /// Appends `CSI row ; col H`.
@@ -166,7 +171,8 @@ fn own_csi(params: &str, final_byte: char, allowed: Allowed) -> bool {
     match (allowed, final_byte) {
         (_, 'm') => own_sgr(params),
         (Allowed::Row, _) => false,
-        (Allowed::Screen, 'A' | 'B' | 'G') => number(params),
+        // Cursor moves, insert and delete line; a count of 1 is written as none.
+        (Allowed::Screen, 'A' | 'B' | 'G' | 'L' | 'M') => params.is_empty() || number(params),
         (Allowed::Screen, 'H') => {
             params.is_empty()
                 || params

@@ -1,6 +1,7 @@
 // Terminal benchmark (run `npm run build` first): `node tests/bench/terminal.mjs`.
 // Prints time to `interactive`, keystroke-to-echo latency, and bytes written to the terminal per
-// streamed token for a 5,000-token reply, through @xterm/headless and the built package.
+// streamed token for a 5,000-token reply (all chunks at once, one or 8 tokens a chunk, or one
+// token a chunk a macrotask apart), through @xterm/headless and the built package.
 
 import xtermHeadless from '@xterm/headless';
 
@@ -92,7 +93,24 @@ function replyDeltas(tokens) {
   return deltas;
 }
 
-async function streamedReply(tokens, perChunk = 1) {
+/** The body's start: one chunk enqueued per macrotask (each token its own read, a task apart). */
+function paced(chunks) {
+  return (controller) => {
+    let i = 0;
+    const next = () => {
+      if (i === chunks.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(new TextEncoder().encode(chunks[i]));
+      i += 1;
+      setTimeout(next, 0);
+    };
+    setTimeout(next, 0);
+  };
+}
+
+async function streamedReply(tokens, perChunk = 1, { apart = false } = {}) {
   const deltas = replyDeltas(tokens);
   const events = [
     ...deltas.map((delta) => ({ type: 'text-delta', id: 't', delta })),
@@ -102,7 +120,7 @@ async function streamedReply(tokens, perChunk = 1) {
   const single = sse(events).split(/(?<=\n\n)/);
   const chunks = [];
   for (let i = 0; i < single.length; i += perChunk) chunks.push(single.slice(i, i + perChunk).join(''));
-  const net = fakeFetch([{ chunks }]);
+  const net = fakeFetch([apart ? { stream: paced(chunks) } : { chunks }]);
   const { term, adapter, stats } = instrumented();
   const runtime = await createFxTerminal({ terminal: adapter, env, fetch: net.fetch });
   await runtime.interactive;
@@ -137,6 +155,7 @@ const echo = await keystrokeEcho(300);
 const tokens = 5000;
 const stream = await streamedReply(tokens);
 const batched = await streamedReply(tokens, 8);
+const apart = await streamedReply(tokens, 1, { apart: true });
 
 console.log(`Node ${process.version}, @xterm/headless, 100×30`);
 console.log(`time to interactive, first (loads fx-term.wasm): ${coldMs.toFixed(1)} ms`);
@@ -152,4 +171,8 @@ console.log(
 console.log(
   `streamed reply of ${tokens} tokens, 8 per network chunk: ${batched.bytes} bytes in ${batched.writes} writes, ` +
     `${(batched.bytes / tokens).toFixed(1)} bytes per token, ${batched.elapsed.toFixed(0)} ms end to end`,
+);
+console.log(
+  `streamed reply of ${tokens} tokens, one per network chunk a macrotask apart: ${apart.bytes} bytes in ${apart.writes} writes, ` +
+    `${(apart.bytes / tokens).toFixed(1)} bytes per token, ${apart.elapsed.toFixed(0)} ms end to end`,
 );

@@ -71,6 +71,10 @@ describe('createFxTerminal: adapters that never answer', () => {
     first.runtime.write('remember\r');
     await contains(first.term, 'kept');
     const id = first.runtime.sessionId;
+    // The reply is painted as it arrives; the turn is in the store once its commit lands.
+    for (let i = 0; i < 100 && (await readSession((await inner.load(id)).bytes)).turns.length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     first.runtime.abort();
     const before = (await inner.load(id)).bytes;
 

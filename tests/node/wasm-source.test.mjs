@@ -66,6 +66,21 @@ test('every source form resolves to something the glue can instantiate', async (
   await assert.rejects(resolveWasmSource(Promise.resolve(7)), TypeError);
 });
 
+test('a server that does not say application/wasm still gets a streaming compile', async () => {
+  const resolved = await resolveWasmSource(new URL(`${base}/plain.wasm`));
+  assert.ok(resolved instanceof Response, 'a Response the glue compiles while the bytes arrive');
+  assert.equal(resolved.headers.get('content-type'), 'application/wasm');
+  const module = await WebAssembly.compileStreaming(resolved);
+  assert.ok(WebAssembly.Module.exports(module).length > 0);
+  // A body shorter than what the message quotes, and an empty one, are refused too.
+  for (const body of ['<p>', '']) {
+    await assert.rejects(resolveWasmSource(new Response(body, { headers: { 'content-type': 'text/plain' } }), 'fx-core'), {
+      code: 'FX_WASM_LOAD_FAILED',
+      message: /fx-core\.wasm from the given Response is not WebAssembly \(text\/plain, starts "(<p>)?"\)/,
+    });
+  }
+});
+
 test('a missing file or an HTML page in its place is FX_WASM_LOAD_FAILED naming the URL', async () => {
   await assert.rejects(resolveWasmSource(`${base}/missing.wasm`, 'fx-core'), {
     name: 'FxError',

@@ -39,6 +39,10 @@ impl TermEnv for TestEnv {
     fn spawn(&self, task: Task) {
         self.spawner.spawn_local(task).unwrap();
     }
+    /// Frames are not paced here: the repaint runs with the pool's other tasks.
+    fn frame(&self, task: Task) {
+        self.spawner.spawn_local(task).unwrap();
+    }
     fn animate(&self) {
         self.animating.set(true);
     }

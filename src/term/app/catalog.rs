@@ -53,13 +53,14 @@ impl ModelCatalog {
         self.models.iter().position(|(m, _)| m == id)
     }
 
-    /// The model ids containing `filter`, case-insensitively.
+    /// The model ids containing `filter`, ignoring ASCII case (ids are ASCII; folding ASCII
+    /// only spares the Unicode case tables).
     pub fn matching(&self, filter: &str) -> Vec<String> {
-        let filter = filter.to_lowercase();
+        let filter = filter.to_ascii_lowercase();
         self.models
             .iter()
             .map(|(m, _)| m)
-            .filter(|m| m.to_lowercase().contains(&filter))
+            .filter(|m| m.to_ascii_lowercase().contains(&filter))
             .cloned()
             .collect()
     }

@@ -41,7 +41,7 @@ impl App {
                 self.handle_event(event);
             }
         }
-        self.turn.tick();
+        self.turn.tick(self.now);
         if self.ctrl_c_until.is_some_and(|d| self.now >= d) {
             self.ctrl_c_until = None;
         }

@@ -25,7 +25,12 @@ pub struct ActiveTurn {
     pub cancelling: bool,
     /// The output token count the activity row shows (refreshed by the clock, not per token).
     pub shown_out: u64,
+    /// When `shown_out` was last refreshed.
+    pub shown_at: u64,
 }
+
+/// How often the activity row's output count catches up with the text streamed.
+const COUNT_REFRESH_MS: u64 = 250;
 
 impl ActiveTurn {
     pub fn elapsed_ms(&self, now: u64) -> u64 {
@@ -103,6 +108,7 @@ impl TurnView {
             retry: None,
             cancelling: false,
             shown_out: 0,
+            shown_at: now,
         });
         id
     }
@@ -185,10 +191,14 @@ impl TurnView {
         active.shown_out = active.tokens_out();
     }
 
-    /// The clock: the output count shown catches up.
-    pub fn tick(&mut self) {
+    /// The clock: the output count shown catches up, four times a second (each change
+    /// repaints the activity row).
+    pub fn tick(&mut self, now: u64) {
         if let Some(turn) = &mut self.active {
-            turn.shown_out = turn.tokens_out();
+            if now.saturating_sub(turn.shown_at) >= COUNT_REFRESH_MS {
+                turn.shown_out = turn.tokens_out();
+                turn.shown_at = now;
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 //! [`TermEnv`]: what the terminal needs from its host besides the agent's host (output, task
-//! spawning, the ticker, prompt history, downloads, the exit signal).
+//! spawning, frames, the ticker, prompt history, downloads, the exit signal).
 
 #![allow(async_fn_in_trait)]
 
@@ -17,6 +17,10 @@ pub trait TermEnv {
     fn write(&self, out: &Ansi);
     /// Runs a task on the event loop.
     fn spawn(&self, task: Task);
+    /// Runs `task` at the next animation frame (where the host has none, a frame's time
+    /// later): repaints for streamed updates wait for it, so however many network reads arrive
+    /// within a frame cost one repaint.
+    fn frame(&self, task: Task);
     /// Calls [`super::Shell::tick`] about every 50 ms until it returns false (idempotent).
     fn animate(&self);
     /// The stored prompt history, oldest first; `None` when the host keeps none.

@@ -112,8 +112,9 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
             .is_some_and(|w| w.permission == crate::tools::workspace::Permission::AllowSandboxed);
         let app = Rc::new(RefCell::new(App::new(size.0, size.1, caps)));
         let env = Rc::new(env);
-        // Updates mark the screen dirty; one task repaints after however many arrived together
-        // (a network chunk often carries many text deltas).
+        // Updates mark the screen dirty; one repaint at the next frame shows however many
+        // arrived meanwhile (many network reads, each often with many text deltas), and what the
+        // clock changed. Input repaints at once (`flush`), so echo never waits for a frame.
         let repaint: Rc<dyn Fn()> = {
             let app = app.clone();
             let env = env.clone();
@@ -125,7 +126,7 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
                 let app = app.clone();
                 let task_env = env.clone();
                 let scheduled = scheduled.clone();
-                env.spawn(Box::pin(async move {
+                env.frame(Box::pin(async move {
                     scheduled.set(false);
                     flush_with(&app, &*task_env);
                 }));
@@ -255,12 +256,13 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.flush();
     }
 
-    /// The clock; false once nothing animates.
+    /// The clock; false once nothing animates. What it changed is painted at the next frame
+    /// with the streamed updates.
     pub fn tick(&self) -> bool {
         let now = self.now();
         self.inner.app.borrow_mut().tick(now);
         self.process();
-        self.flush();
+        (self.inner.agent.host().ui.repaint)();
         self.inner.app.borrow().animating()
     }
 

@@ -46,10 +46,12 @@ impl Help {
             w,
         ));
         rows.push(StyledLine::new());
-        let f = self.filter.to_lowercase();
+        // Commands and key names are ASCII: ASCII case folding spares the Unicode case tables.
+        let f = self.filter.to_ascii_lowercase();
         for c in COMMANDS {
             let text = format!("/{}{}", c.name, c.args);
-            if f.is_empty() || text.to_lowercase().contains(&f) || c.description.contains(&f) {
+            if f.is_empty() || text.to_ascii_lowercase().contains(&f) || c.description.contains(&f)
+            {
                 rows.push(row(
                     &format!("  {text:<24} {}", c.description),
                     Style::plain(),
@@ -59,7 +61,7 @@ impl Help {
         }
         rows.push(StyledLine::new());
         for (keys, what) in HELP_KEYS {
-            if f.is_empty() || keys.to_lowercase().contains(&f) || what.contains(&f) {
+            if f.is_empty() || keys.to_ascii_lowercase().contains(&f) || what.contains(&f) {
                 rows.push(row(&format!("  {keys:<24} {what}"), Style::plain(), w));
             }
         }

@@ -1,5 +1,5 @@
-// Builds the npm package into pkg/: both wasm artifacts (fx-core without the terminal, fx-term
-// with it), their wasm-bindgen glue, wasm-opt -Oz, the JS entry from js/ and the package files
+// Builds the npm package into pkg/: the wasm artifacts (fx-core without the terminal, fx-term
+// with it, fx-bot with the bots engine), their wasm-bindgen glue, wasm-opt -Oz, the JS entry from js/ and the package files
 // from pkg-template/. Prints each artifact's size and fails past the budget in size-budget.json.
 //
 // An artifact is rebuilt only when its inputs changed: a stamp in target/fx-build/ holds a hash
@@ -48,6 +48,7 @@ const ARTIFACTS = [
     : { name: 'fx-core', dir: 'fx-core', cargoArgs: [] },
   // fx-term exports TermCore only (feature `core-api` off): see Cargo.toml.
   { name: 'fx-term', dir: 'fx-term', cargoArgs: ['--no-default-features', '--features', 'term'] },
+  { name: 'fx-bot', dir: 'fx-bot', cargoArgs: ['--no-default-features', '--features', 'bot'] },
 ];
 
 function run(cmd, args, options = {}) {

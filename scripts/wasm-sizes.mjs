@@ -1,4 +1,5 @@
-// The shipped artifacts' sizes (pkg/*.wasm: raw, gzip -9, brotli at quality 11), then which
+// The shipped artifacts' sizes (pkg/fx-core, fx-term and fx-bot .wasm: raw, gzip -9, brotli at
+// quality 11), then which
 // crates the wasm bytes go to: reads a wasm file's code section and its `name` section (default:
 // wasm-bindgen's output before wasm-opt, target/fx-build/fx-core/fx-core_bg.wasm after
 // `npm run build`) and sums function body sizes by the crate of each mangled name. After LTO and
@@ -11,7 +12,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`.padStart(11);
 console.log('artifact               raw     gzip -9      brotli');
-for (const name of ['fx-core.wasm', 'fx-term.wasm']) {
+for (const name of ['fx-core.wasm', 'fx-term.wasm', 'fx-bot.wasm']) {
   const shipped = await readFile(`pkg/${name}`).catch(() => null);
   if (!shipped) {
     console.log(`${name.padEnd(14)} (not built: npm run build)`);

@@ -5,6 +5,9 @@
 pub mod agent;
 #[cfg(feature = "bench")]
 pub mod bench;
+#[cfg(feature = "bot")]
+pub mod bot;
+#[cfg(any(feature = "core-api", feature = "term"))]
 mod config;
 #[cfg(feature = "core-api")]
 pub mod log;

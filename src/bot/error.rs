@@ -90,6 +90,7 @@ pub enum Entity {
     LibraryItem,
     /// An earlier chat asked for by `sessionId`.
     Chat,
+    SignIn,
 }
 
 impl Entity {
@@ -100,6 +101,7 @@ impl Entity {
             Entity::Memory => "memory",
             Entity::LibraryItem => "library item",
             Entity::Chat => "chat",
+            Entity::SignIn => "sign-in",
         }
     }
 }
@@ -120,6 +122,9 @@ pub enum FxbotError {
     #[error("{0}")]
     Cursor(CursorError),
     /// `send` for a bot without a provider, or whose provider was removed.
+    /// An argument outside the rules, described.
+    #[error("{message}")]
+    Invalid { message: String },
     #[error("this bot has no provider; choose one with bots.update(botId, {{ provider }})")]
     NoProvider,
     /// `send` for a bot with no model of its own and no default model on its provider.
@@ -157,6 +162,7 @@ impl FxbotError {
             | FxbotError::Update(_)
             | FxbotError::Message(_)
             | FxbotError::Cursor(_)
+            | FxbotError::Invalid { .. }
             | FxbotError::NoProvider
             | FxbotError::NoModel => Code::BadRequest,
             FxbotError::NotFound { .. } => Code::NotFound,

@@ -14,6 +14,10 @@
 //! - [`journal`]: the live journal of a running turn.
 //! - [`resume`]: which lines a consumer at a cursor is owed (replay and journal combined).
 //! - [`docs`]: the `bot/<id>` and `chat/<botId>` documents and their pure read-modify-write steps.
+//! - [`store`]: typed documents over the [`crate::caps::DocStore`], compare-and-set with retries.
+//! - [`library`], [`settings`]: library items; settings and providers (part 1 kinds).
+//! - [`instructions`], [`tools`]: a turn's system prompt; the bot tools.
+//! - [`engine`]: the engine, every call of `createFxbot()`'s object.
 //! - `shown` (crate-private): caller values inside messages. (RFC 3339 timestamps:
 //!   [`crate::agent::time`].)
 
@@ -22,14 +26,20 @@
 
 pub mod cursor;
 pub mod docs;
+pub mod engine;
 pub mod error;
 pub mod fields;
 pub mod ids;
+pub mod instructions;
 pub mod journal;
+pub mod library;
 pub mod replay;
 pub mod resume;
+pub mod settings;
 pub(crate) mod shown;
+pub mod store;
 pub mod stream;
+pub mod tools;
 pub mod upload;
 
 pub use error::{Code, FxbotError};

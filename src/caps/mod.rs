@@ -10,6 +10,8 @@
 //! - [`ui`]: [`Ui`], the user's side of a turn: [`acp`] updates and permission requests out,
 //!   answers back, [`events`] ([`HostEvent`]) for the host.
 //! - [`cancel`]: [`Cancel`], which every wait observes.
+//! - [`docs`]: [`DocStore`], the bots layer's document store (not part of [`Host`]: only the
+//!   bots engine asks for it).
 //!
 //! Futures are not `Send`: wasm is single-threaded and everything runs on the page's event loop.
 //! Every method that waits returns promptly once its [`Cancel`] is set, aborting the host-side
@@ -20,6 +22,7 @@
 pub mod acp;
 pub mod cancel;
 pub mod clock;
+pub mod docs;
 pub mod events;
 pub mod http;
 pub mod store;
@@ -29,6 +32,7 @@ pub mod workspace;
 pub use acp::{PermissionAnswer, PermissionRequest, Update};
 pub use cancel::{Cancel, Cancelled};
 pub use clock::{Clock, Random};
+pub use docs::{DocStore, DocStoreError, ListedDoc, MemoryDocStore, StoredDoc};
 pub use events::HostEvent;
 pub use http::{FetchError, Http, HttpRequest, HttpResponse, Method, ResponseBody};
 pub use store::{

@@ -3,6 +3,9 @@
 //! `Display` text and whose `code` is its [`Code`] (`FX_SESSION_INVALID`, ...). An argument
 //! of the wrong shape that serde could not read becomes a plain `TypeError`.
 
+// fx-bot (feature `bot` alone) raises only FxbotError (`fxbot_error`) and TypeErrors.
+#![cfg_attr(not(any(feature = "core-api", feature = "term")), allow(dead_code))]
+
 use std::fmt::Display;
 
 use wasm_bindgen::JsValue;
@@ -70,5 +73,24 @@ fn js_error(kind: Kind, message: &str, code: Option<&'static str>) -> JsValue {
         // would still carry its name and message, which is the best we can do.
         let _ = js_sys::Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(code));
     }
+    js.into()
+}
+
+/// The JS error of a bots call: an `Error` named `FxbotError` with its `status` and `code`.
+#[cfg(feature = "bot")]
+pub(crate) fn fxbot_error(err: &crate::bot::FxbotError) -> JsValue {
+    let js = js_sys::Error::new(&err.to_string());
+    js.set_name("FxbotError");
+    // Setting properties on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(
+        &js,
+        &JsValue::from_str("status"),
+        &JsValue::from_f64(f64::from(err.status())),
+    );
+    let _ = js_sys::Reflect::set(
+        &js,
+        &JsValue::from_str("code"),
+        &JsValue::from_str(err.code().as_str()),
+    );
     js.into()
 }

@@ -3,9 +3,15 @@
 //! history and downloads over the `io` object js/terminal.js builds ([`term_io`]), and Rust
 //! errors as JS `Error` objects that carry a `code`.
 
+#[cfg(feature = "bot")]
+pub mod bot_docs;
 mod error;
 pub mod js_host;
 #[cfg(feature = "term")]
 pub mod term_io;
 
-pub(crate) use error::{to_js_error, type_error};
+#[cfg(feature = "bot")]
+pub(crate) use error::fxbot_error;
+#[cfg(any(feature = "core-api", feature = "term"))]
+pub(crate) use error::to_js_error;
+pub(crate) use error::type_error;

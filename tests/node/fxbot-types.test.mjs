@@ -1,7 +1,6 @@
-// The declarations of js/fxbot/client.d.ts and js/fxbot/stores.d.ts, checked by
+// The declarations of js/fxbot/client.d.ts, js/fxbot/stores.d.ts and js/fxbot/index.d.ts, checked by
 // `tsc --noEmit --strict` on code that uses every type and function, plus lines that must not
-// type-check. (The package's exports map gains fx-wasm/fxbot with the engine; until then the
-// files are checked where they are.)
+// type-check.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -14,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const client = join(root, 'js', 'fxbot', 'client.js');
 const stores = join(root, 'js', 'fxbot', 'stores.js');
+const entry = join(root, 'js', 'fxbot', 'index.js');
 
 const USE = `
 import { reduceLines, turnsFromLines } from ${JSON.stringify(client)};
@@ -81,6 +81,37 @@ const bad: StreamLine = { type: 'tool_call', cursor: 1, turn: 1, toolCallId: 'c'
 memory.commit('k', 'text', undefined);
 
 export { summary, roundTrip, syncRevision, removed, closing, bad, idbStore };
+
+import { createFxbot, isBotId, MAX_PINNED, FxbotErrorCodes } from ${JSON.stringify(entry)};
+import type { Fxbot, FxbotError, FxbotOptions, LibraryItem, Profile, Provider, Sent, SignIn } from ${JSON.stringify(entry)};
+
+async function useFxbot(options: FxbotOptions): Promise<string[]> {
+  const fxbot: Fxbot = await createFxbot(options);
+  const bot: Profile = await fxbot.bots.create({ name: 'Ada', shape: 'star', color: 'teal' });
+  await fxbot.bots.update(bot.id, { pinned: true, provider: '' });
+  const provider: Provider = await fxbot.providers.add({ kind: 'gateway', apiKey: 'k', model: 'm' });
+  await fxbot.settings.update({ defaultProvider: provider.id });
+  const sent: Sent = await fxbot.chat.send(bot.id, { text: 'hi', messageId: 'm1', files: [{ name: 'a.txt', type: 'text/plain', data: 'aGk=' }] });
+  const out: string[] = [sent.sessionId, String(MAX_PINNED), String(isBotId(bot.id)), FxbotErrorCodes[0]];
+  for await (const line of fxbot.chat.stream(bot.id, sent.cursor, { follow: false })) out.push(line.type);
+  const items: LibraryItem[] = await fxbot.library.list({ botId: bot.id });
+  const { bytes } = await fxbot.library.read(items[0].id);
+  const signIn: SignIn = await fxbot.signIns.start('vercel');
+  out.push(String(bytes.length), signIn.userCode, fxbot.providers.kinds[0].label);
+  try {
+    await fxbot.bots.get('x');
+  } catch (error) {
+    const e = error as FxbotError;
+    out.push(e.code, String(e.status));
+  }
+  // @ts-expect-error only part 1 kinds are added with a key
+  await fxbot.providers.add({ kind: 'openai', apiKey: 'k' });
+  await fxbot.release(bot.id);
+  await fxbot.close();
+  return out;
+}
+const fxbotUse: Promise<string[]> = useFxbot({ store: memoryFxbotStore(), env: { FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:1/v3/ai/language-model' } });
+export { fxbotUse };
 `;
 
 test('the fxbot client and store declarations type-check', async () => {

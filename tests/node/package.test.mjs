@@ -62,6 +62,8 @@ test('the packed files are the ones the package needs', async () => {
     'fx-core.wasm',
     'fx-term.js',
     'fx-term.wasm',
+    'fx-bot.js',
+    'fx-bot.wasm',
     'package.json',
     ...jsFiles,
   ].sort();

@@ -1,0 +1,223 @@
+// Types of fx-wasm/fxbot: `createFxbot()` and the object it resolves to (fxbot DESIGN §3.2,
+// §3.3). Part 1 of the design: bots, chats, the two provider kinds `gateway` and `vercel`,
+// settings' `defaultProvider`, the library. Memories, add-ons, sign-ins and the provider switch
+// follow. Shape, Color and the kinds table are reconstructed (the seed lost their tables).
+
+import type { FxbotErrorCode, StreamLine, Turn, Upload } from './client.js';
+import type { FxbotStore } from './stores.js';
+import type { WasmSource } from '../index.js';
+
+export type { FxbotErrorCode, Part, StopReason, StreamLine, Turn, Upload, Usage } from './client.js';
+export type { FxbotStore, IndexedDbFxbotStore, IndexedDbFxbotStoreOptions, MemoryFxbotStore } from './stores.js';
+export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
+
+export type Shape = 'circle' | 'square' | 'rounded' | 'triangle' | 'diamond' | 'hexagon' | 'star';
+export type Color = 'gray' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'indigo' | 'purple' | 'pink';
+/** The kinds of part 1. */
+export type Kind = 'gateway' | 'vercel';
+
+export interface Fields {
+  name: string;
+  instructions: string;
+  model: string;
+  provider: string;
+  shape: Shape;
+  color: Color;
+}
+
+export interface Profile extends Fields {
+  id: string;
+  /** The current chat, from the first message. */
+  sessionId: string | null;
+  /** The start of the latest reply. */
+  preview: string | null;
+  /** The summary a provider switch carried over. */
+  handoff: string | null;
+  /** A turn runs in this process. */
+  busy: boolean;
+  pinned: boolean;
+}
+
+export interface Message {
+  text: string;
+  messageId: string;
+  files?: Upload[];
+}
+
+/** What `chat.send` resolves with once the turn started (or with the earlier turn of the same messageId). */
+export interface Sent {
+  sessionId: string;
+  turn: number;
+  /** Stream from here to get exactly this turn onward. */
+  cursor: number;
+  duplicate: boolean;
+}
+
+export interface Provider {
+  id: string;
+  kind: Kind;
+  name: string;
+  baseUrl: string | null;
+  model: string;
+  contextWindow: number | null;
+  teamId: string | null;
+  hasKey: boolean;
+  signedIn: boolean;
+  error: string | null;
+}
+
+export interface NewProvider {
+  kind: 'gateway';
+  apiKey: string;
+  name?: string;
+  model?: string;
+}
+
+export interface KindInfo {
+  kind: Kind;
+  label: string;
+  signIn: boolean;
+  baseUrl: string;
+  needsKey: boolean;
+}
+
+/** A device sign-in (part 1: a Vercel account). */
+export interface SignIn {
+  id: string;
+  kind: 'vercel';
+  status: 'pending' | 'complete' | 'expired' | 'denied' | 'failed' | 'cancelled';
+  userCode: string;
+  verificationUri: string;
+  verificationUriComplete: string | null;
+  expiresAt: string;
+  /** The provider it added (complete only): one team is taken, several leave `teamId` null. */
+  provider: Provider | null;
+  error: string | null;
+}
+
+export interface Settings {
+  defaultProvider: string;
+  embedder: 'local' | 'remote' | 'off';
+  embeddingProvider: string;
+  embeddingModel: string;
+  messageVectors: number;
+}
+
+export interface LibraryItem {
+  id: string;
+  name: string;
+  type: string;
+  size: number;
+  sha256: string;
+  url: string;
+  createdAt: string;
+  tags: string[];
+  botId: string | null;
+  sessionId: string | null;
+  messageId: string | null;
+}
+
+export interface EarlierChat {
+  sessionId: string;
+  startedAt: string;
+  endedAt: string;
+  provider: string;
+  model: string;
+  handoff: string | null;
+}
+
+/** Every failure of a call: `status` is HTTP-like, `code` stable. */
+export interface FxbotError extends Error {
+  name: 'FxbotError';
+  status: 400 | 404 | 409 | 500 | 502;
+  code: FxbotErrorCode;
+}
+
+export interface StreamOptions {
+  /** Replay an earlier chat (never follows). */
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Wait for new turns after the replay (default true); false ends once no turn runs. */
+  follow?: boolean;
+}
+
+export interface Fxbot {
+  bots: {
+    list(): Promise<Profile[]>;
+    get(botId: string): Promise<Profile>;
+    create(fields?: Partial<Fields>): Promise<Profile>;
+    update(botId: string, patch: Partial<Fields> & { pinned?: boolean }): Promise<Profile>;
+    remove(botId: string): Promise<void>;
+  };
+  chat: {
+    send(botId: string, message: Message): Promise<Sent>;
+    stream(botId: string, cursor: number, options?: StreamOptions): AsyncIterable<StreamLine>;
+    turns(botId: string, options?: { sessionId?: string }): Promise<Turn[]>;
+    stop(botId: string): Promise<boolean>;
+    earlier(botId: string): Promise<EarlierChat[]>;
+  };
+  providers: {
+    readonly kinds: readonly KindInfo[];
+    list(): Promise<Provider[]>;
+    get(providerId: string): Promise<Provider>;
+    add(provider: NewProvider): Promise<Provider>;
+    remove(providerId: string): Promise<void>;
+  };
+  signIns: {
+    /** Asks for a device code and opens the verification page (`openUrl`). */
+    start(kind: 'vercel'): Promise<SignIn>;
+    /** Resolves once the sign-in is no longer pending; `signal` cancels it. */
+    wait(signInId: string, options?: { signal?: AbortSignal }): Promise<SignIn>;
+    get(signInId: string): Promise<SignIn>;
+    cancel(signInId: string): Promise<void>;
+  };
+  settings: {
+    get(): Promise<Settings>;
+    update(patch: Partial<Settings>): Promise<Settings>;
+  };
+  library: {
+    list(filter?: { botId?: string; sessionId?: string; tag?: string }): Promise<LibraryItem[]>;
+    get(itemId: string): Promise<LibraryItem>;
+    add(upload: Upload & { data: string }, options?: { tags?: string[] }): Promise<LibraryItem>;
+    read(itemId: string): Promise<{ name: string; type: string; bytes: Uint8Array }>;
+    remove(itemId: string): Promise<void>;
+  };
+  /** Stops this process's turns (of one bot, or all), drops their journals, ends their streams. */
+  release(botId?: string): Promise<void>;
+  /** Releases everything; later calls fail with 409 FXBOT_CLOSED. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface FxbotOptions {
+  /** Everything but the chats (default: IndexedDB `fxbot` in a browser, memory in Node). */
+  store?: FxbotStore;
+  /** The chats, as fx sessions (default: IndexedDB `fxbot-sessions` in a browser, memory in Node). */
+  sessionStore?: {
+    load(id: string): unknown;
+    commit(id: string, bytes: Uint8Array, expectedRevision: string | undefined): unknown;
+    list(): unknown;
+    remove(id: string): unknown;
+  };
+  /** Opens a sign-in's verification page; true when it did. */
+  openUrl?: (url: string) => boolean | Promise<boolean>;
+  /** Every network request goes through it (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  /** A library item's `url` (default `/api/library/<id>/file`). */
+  libraryUrl?: (id: string) => string;
+  /** Test-only loopback overrides (`FX_GATEWAY_CHAT_URL`, `FX_E2E_OAUTH_ISSUER_URL`). */
+  env?: Record<string, string>;
+  /** How long a store call may take (ms). */
+  adapterTimeoutMs?: number;
+  onEvent?: (event: { type: string; [key: string]: unknown }) => void;
+  /** Where fx-bot.wasm comes from (as `createFxAgent`'s `wasm`). */
+  wasm?: WasmSource;
+}
+
+export function createFxbot(options?: FxbotOptions): Promise<Fxbot>;
+
+/** At most this many bots are pinned (3). */
+export const MAX_PINNED: 3;
+/** The stable codes of FxbotError. */
+export const FxbotErrorCodes: readonly FxbotErrorCode[];
+/** True for a bot id: 12 lowercase hex characters. */
+export function isBotId(value: unknown): value is string;

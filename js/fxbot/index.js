@@ -1,0 +1,217 @@
+// createFxbot: personal bots on the fx core (fxbot DESIGN §3). The engine runs in fx-bot.wasm
+// (bots, chats as fx sessions, send and stream with cursors, the library); this file loads it,
+// adapts the options (the document store, the session store, fetch) and shapes the calls.
+
+import { DEFAULT_ADAPTER_TIMEOUT_MS, makeHost, normalizeAdapterTimeout, normalizeEnv } from '../host.js';
+import { memorySessionStore } from '../memory-stores.js';
+import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
+import { turnsFromLines } from './client.js';
+import { docsAdapter } from './docs.js';
+import { loadBot } from './load-bot.js';
+import { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
+
+export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
+
+/** At most this many bots are pinned. */
+export const MAX_PINNED = 3;
+
+/** The stable codes of FxbotError. */
+export const FxbotErrorCodes = Object.freeze([
+  'FXBOT_BAD_REQUEST',
+  'FXBOT_NOT_FOUND',
+  'FXBOT_BUSY',
+  'FXBOT_CONFLICT',
+  'FXBOT_CLOSED',
+  'FXBOT_STORE_REVISION_CONFLICT',
+  'FXBOT_STORE_FAILED',
+  'FXBOT_INTERNAL',
+  'FXBOT_PROVIDER_FAILED',
+]);
+
+/** True for a bot id: 12 lowercase hex characters. */
+export function isBotId(value) {
+  return typeof value === 'string' && /^[0-9a-f]{12}$/.test(value);
+}
+
+function isBrowser() {
+  return typeof window !== 'undefined' && typeof globalThis.indexedDB !== 'undefined';
+}
+
+function optionError(message) {
+  const error = new TypeError(message);
+  error.code = 'FX_ADAPTER_INVALID';
+  return error;
+}
+
+function checkStore(name, store, methods) {
+  if (store === undefined || store === null) return;
+  if (typeof store !== 'object' || methods.some((m) => typeof store[m] !== 'function')) {
+    throw optionError(`${name} must be an object with ${methods.join(', ')} methods`);
+  }
+}
+
+function randomOwner() {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A promise that resolves when `signal` aborts (never without one). */
+function aborted(signal) {
+  if (!signal) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+}
+
+/**
+ * Creates the fxbot object. Options: `store` (an FxbotStore; IndexedDB in a browser, memory in
+ * Node), `sessionStore` (the chats; same defaults), `fetch`, `libraryUrl(id)`, `env` (test-only
+ * loopback overrides such as `FX_GATEWAY_CHAT_URL`), `adapterTimeoutMs`, `onEvent`, `wasm`.
+ */
+export async function createFxbot(options = {}) {
+  if (options === null || typeof options !== 'object') throw optionError('createFxbot options must be an object');
+  if (options.fetch !== undefined && options.fetch !== null && typeof options.fetch !== 'function') {
+    throw optionError('fetch must be a function (or undefined for globalThis.fetch)');
+  }
+  if (options.libraryUrl !== undefined && typeof options.libraryUrl !== 'function') {
+    throw optionError('libraryUrl must be a function of the item id');
+  }
+  if (options.openUrl !== undefined && typeof options.openUrl !== 'function') {
+    throw optionError('openUrl must be a function');
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+    throw optionError('onEvent must be a function');
+  }
+  checkStore('store', options.store, ['load', 'commit', 'list', 'remove']);
+  checkStore('sessionStore', options.sessionStore, ['load', 'commit', 'list', 'remove']);
+  const env = normalizeEnv(options.env);
+  const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
+  const browser = isBrowser();
+  const ownStore = options.store ? null : browser ? indexedDbFxbotStore({ name: 'fxbot' }) : memoryFxbotStore();
+  const store = options.store ?? ownStore;
+  const sessionStore = options.sessionStore ?? (browser ? indexedDbSessionStore({ name: 'fxbot-sessions' }) : memorySessionStore());
+  const onEvent = options.onEvent;
+  const host = makeHost({
+    fetch: options.fetch,
+    env,
+    adapterTimeoutMs,
+    sessionStore,
+    openUrl: options.openUrl,
+    emit(type, detail) {
+      try {
+        onEvent?.({ type, ...detail });
+      } catch {
+        // A listener's failure is not ours to report.
+      }
+    },
+    deliver() {},
+  });
+  const glue = await loadBot(options.wasm);
+  const core = new glue.FxbotCore(host, docsAdapter(store, adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS), {
+    env,
+    owner: randomOwner(),
+    libraryUrl: options.libraryUrl,
+  });
+  let closed = false;
+
+  const closedError = () => {
+    const error = new Error('this fxbot was closed');
+    error.name = 'FxbotError';
+    error.status = 409;
+    error.code = 'FXBOT_CLOSED';
+    return error;
+  };
+
+  async function* stream(botId, cursor, { sessionId, signal, follow = true } = {}) {
+    let at = cursor;
+    const stop = aborted(signal).then(() => false);
+    for (;;) {
+      if (signal?.aborted) return;
+      const batch = await core.stream(botId, at, sessionId ?? undefined);
+      for (const line of batch.lines) {
+        if (signal?.aborted) return;
+        at = line.cursor;
+        yield line;
+      }
+      if (batch.end || (!follow && !batch.live)) return;
+      const more = await Promise.race([core.wait(botId, at, batch.epoch), stop]);
+      if (!more) return;
+    }
+  }
+
+  const kinds = Object.freeze(core.kinds().map((k) => Object.freeze(k)));
+
+  return {
+    bots: {
+      list: () => core.botsList(),
+      get: (botId) => core.botsGet(botId),
+      create: (fields) => core.botsCreate(fields ?? {}),
+      update: (botId, patch) => core.botsUpdate(botId, patch),
+      remove: (botId) => core.botsRemove(botId).then(() => undefined),
+    },
+    chat: {
+      send: (botId, message) => core.send(botId, message),
+      stream: (botId, cursor, streamOptions) => stream(botId, cursor, streamOptions),
+      async turns(botId, { sessionId } = {}) {
+        const batch = await core.stream(botId, 0, sessionId ?? undefined);
+        return turnsFromLines(batch.lines);
+      },
+      stop: (botId) => core.stop(botId),
+      async earlier(botId) {
+        await core.botsGet(botId);
+        return [];
+      },
+    },
+    providers: {
+      kinds,
+      list: () => core.providersList(),
+      get: (providerId) => core.providersGet(providerId),
+      add: (provider) => core.providersAdd(provider),
+      remove: (providerId) => core.providersRemove(providerId).then(() => undefined),
+    },
+    signIns: {
+      start: (kind) => core.signInStart(kind),
+      async get(signInId) {
+        return core.signInGet(signInId);
+      },
+      async wait(signInId, { signal } = {}) {
+        const cancelled = aborted(signal).then(() => {
+          core.signInCancel(signInId);
+          return core.signInWait(signInId);
+        });
+        return Promise.race([core.signInWait(signInId), cancelled]);
+      },
+      async cancel(signInId) {
+        core.signInCancel(signInId);
+      },
+    },
+    settings: {
+      get: () => core.settingsGet(),
+      update: (patch) => core.settingsUpdate(patch),
+    },
+    library: {
+      list: (filter) => core.libraryList(filter ?? {}),
+      get: (itemId) => core.libraryGet(itemId),
+      add: (upload, addOptions) => core.libraryAdd(upload, addOptions?.tags ?? null),
+      async read(itemId) {
+        const { name, type, data } = await core.libraryRead(itemId);
+        const binary = atob(data);
+        const bytes = new Uint8Array(binary.length);
+        for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+        return { name, type, bytes };
+      },
+      remove: (itemId) => core.libraryRemove(itemId).then(() => undefined),
+    },
+    async release(botId) {
+      if (closed) throw closedError();
+      core.release(botId ?? undefined);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      core.close();
+      host.stop();
+      await ownStore?.close?.();
+    },
+  };
+}

@@ -1,0 +1,196 @@
+//! `library.*` (fxbot DESIGN §12.2): items with their tags, and their bytes.
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+use crate::caps::{DocStore, Host};
+
+use super::super::error::{Entity, FxbotError};
+use super::super::ids::LibraryId;
+use super::super::library::{blob_key, item_key, Filter, ItemDoc, Origin, ITEM_PREFIX};
+use super::super::store::{load, store_error};
+use super::super::upload::check_message;
+use super::{not_found, Fxbot};
+
+/// A library item's bytes (`library.read`).
+pub struct ItemBytes {
+    pub name: String,
+    pub media_type: String,
+    pub bytes: Vec<u8>,
+}
+
+impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+    /// An item as the JS surface shows it (with its `url`).
+    fn item_json(&self, item: &ItemDoc) -> Value {
+        let mut value = serde_json::to_value(item).unwrap_or_else(|_| json!({}));
+        if let Some(object) = value.as_object_mut() {
+            object.remove("schema");
+            object.insert(
+                "url".to_owned(),
+                Value::String((self.config.library_url)(item.id.as_str())),
+            );
+        }
+        value
+    }
+
+    async fn item(&self, id: &str) -> Result<ItemDoc, FxbotError> {
+        let id = LibraryId::parse(id)?;
+        load::<ItemDoc, D>(&self.docs, &item_key(&id))
+            .await?
+            .map(|l| l.doc)
+            .ok_or_else(|| not_found(Entity::LibraryItem, &id))
+    }
+
+    /// `library.list(filter?)`: newest first.
+    ///
+    /// # Errors
+    /// 400 for a filter that is not an object of strings.
+    pub async fn library_list(&self, filter: &Value) -> Result<Vec<Value>, FxbotError> {
+        self.check_open()?;
+        let text = |key: &str| -> Result<Option<String>, FxbotError> {
+            match filter.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(FxbotError::Invalid {
+                    message: format!("the library filter's {key} must be a string"),
+                }),
+            }
+        };
+        if !(filter.is_null() || filter.is_object()) {
+            return Err(FxbotError::Invalid {
+                message: "library.list takes an object filter".to_owned(),
+            });
+        }
+        let filter = Filter {
+            bot_id: text("botId")?,
+            session_id: text("sessionId")?,
+            tag: text("tag")?,
+        };
+        let listed = self.docs.doc_list(ITEM_PREFIX).await.map_err(store_error)?;
+        let mut items = Vec::new();
+        for doc in listed {
+            if let Some(item) = load::<ItemDoc, D>(&self.docs, &doc.key).await? {
+                if item.doc.matches(&filter) {
+                    items.push(item.doc);
+                }
+            }
+        }
+        items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
+        Ok(items.iter().map(|i| self.item_json(i)).collect())
+    }
+
+    /// `library.get(itemId)`.
+    ///
+    /// # Errors
+    /// 400 for the id's shape, 404 for an unknown item.
+    pub async fn library_get(&self, id: &str) -> Result<Value, FxbotError> {
+        self.check_open()?;
+        Ok(self.item_json(&self.item(id).await?))
+    }
+
+    /// `library.add(upload, {tags})`: one file, by the rules of a message's files.
+    ///
+    /// # Errors
+    /// 400 for a file outside the rules or tags that are not strings.
+    pub async fn library_add(&self, upload: &Value, tags: &Value) -> Result<Value, FxbotError> {
+        self.check_open()?;
+        let message = json!({"text": "", "messageId": "library", "files": [upload]});
+        let checked = check_message(&message)?;
+        let Some(file) = checked.files.into_iter().next() else {
+            return Err(FxbotError::Invalid {
+                message: "library.add needs a file".to_owned(),
+            });
+        };
+        let tags: Vec<String> = match tags {
+            Value::Null => Vec::new(),
+            Value::Array(list) => list
+                .iter()
+                .map(|t| match t.as_str() {
+                    Some(t) if !t.is_empty() && t.len() <= 256 => Ok(t.to_owned()),
+                    _ => Err(FxbotError::Invalid {
+                        message: "tags must be strings of 1 to 256 characters".to_owned(),
+                    }),
+                })
+                .collect::<Result<_, _>>()?,
+            _ => {
+                return Err(FxbotError::Invalid {
+                    message: "tags must be an array of strings".to_owned(),
+                })
+            }
+        };
+        let id = LibraryId::mint(|b| self.host.fill_random(b));
+        let item = ItemDoc::new(
+            id.clone(),
+            &file.name,
+            &file.media_type,
+            &file.bytes,
+            Origin::default(),
+            &tags,
+            &self.now(),
+        );
+        self.docs
+            .doc_commit(&blob_key(&id), &file.bytes, None)
+            .await
+            .map_err(store_error)?;
+        self.docs
+            .doc_commit(&item_key(&id), &super::super::docs::encode(&item), None)
+            .await
+            .map_err(store_error)?;
+        Ok(self.item_json(&item))
+    }
+
+    /// `library.read(itemId)`.
+    ///
+    /// # Errors
+    /// 400/404 for the id; 500 when its bytes are missing.
+    pub async fn library_read(&self, id: &str) -> Result<ItemBytes, FxbotError> {
+        self.check_open()?;
+        let item = self.item(id).await?;
+        let blob = self
+            .docs
+            .doc_load(&blob_key(&item.id))
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| FxbotError::StoreFailed {
+                key: blob_key(&item.id),
+                method: "load",
+                message: "the item's bytes are missing".to_owned(),
+            })?;
+        Ok(ItemBytes {
+            name: item.name,
+            media_type: item.media_type,
+            bytes: blob.bytes,
+        })
+    }
+
+    /// `library.read` with the bytes in base64 (for the JS boundary).
+    ///
+    /// # Errors
+    /// As [`Fxbot::library_read`].
+    pub async fn library_read_json(&self, id: &str) -> Result<Value, FxbotError> {
+        let item = self.library_read(id).await?;
+        Ok(json!({
+            "name": item.name,
+            "type": item.media_type,
+            "data": base64::engine::general_purpose::STANDARD.encode(&item.bytes),
+        }))
+    }
+
+    /// `library.remove(itemId)`.
+    ///
+    /// # Errors
+    /// 400/404 for the id.
+    pub async fn library_remove(&self, id: &str) -> Result<(), FxbotError> {
+        self.check_open()?;
+        let item = self.item(id).await?;
+        self.docs
+            .doc_remove(&blob_key(&item.id), None)
+            .await
+            .map_err(store_error)?;
+        self.docs
+            .doc_remove(&item_key(&item.id), None)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+}

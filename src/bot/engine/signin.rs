@@ -1,0 +1,198 @@
+//! `signIns.*` for part 1 (fxbot DESIGN §12.1): a Vercel account through the existing device
+//! login (`src/auth`). `start` asks for a device code, opens the verification page through the
+//! host and returns the pending `SignIn`; the polling runs as a [`SignInTask`]. An approved
+//! sign-in adds a `vercel` provider: exactly one team is taken, several leave `teamId` null.
+//! Sign-ins live in memory only (a reload loses a pending one, whose code expires in minutes).
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use crate::agent::time::rfc3339_ms;
+use crate::auth::{AuthConfig, DeviceLogin, PollOutcome, TeamChoice};
+use crate::caps::{Cancel, DocStore, Host};
+
+use super::super::error::{Entity, FxbotError};
+use super::super::shown::shown;
+use super::{not_found, Fxbot};
+
+/// The polling of one sign-in, for [`Fxbot::signin_run`].
+pub struct SignInTask {
+    id: String,
+    login: Rc<DeviceLogin>,
+    cancel: Cancel,
+}
+
+impl std::fmt::Debug for SignInTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInTask")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A sign-in this process knows.
+pub(super) struct SignIn {
+    pub view: Value,
+    pub cancel: Cancel,
+    pub login: Rc<DeviceLogin>,
+}
+
+impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+    fn set_signin(&self, id: &str, change: impl FnOnce(&mut Value)) {
+        if let Some(signin) = self.state.borrow_mut().signins.get_mut(id) {
+            change(&mut signin.view);
+        }
+        self.notify();
+    }
+
+    /// `signIns.start(kind)`: `vercel` only in part 1.
+    ///
+    /// # Errors
+    /// 400 for another kind; 502 when the device authorization fails.
+    pub async fn signin_start(
+        &self,
+        kind: &Value,
+        auth: &AuthConfig,
+    ) -> Result<(Value, SignInTask), FxbotError> {
+        self.check_open()?;
+        match kind.as_str() {
+            Some("vercel") => {}
+            Some(other @ ("chatgpt" | "grok")) => {
+                return Err(FxbotError::Invalid {
+                    message: format!(
+                    "signing in to {other} is not available in this version; only \"vercel\" is"
+                ),
+                })
+            }
+            _ => {
+                return Err(FxbotError::Invalid {
+                    message: format!(
+                        "signIns.start takes \"vercel\" in this version; got {}",
+                        shown(&kind.to_string())
+                    ),
+                })
+            }
+        }
+        let cancel = Cancel::new();
+        let login = DeviceLogin::start(&self.host, &self.host, &cancel, auth)
+            .await
+            .map_err(|e| FxbotError::ProviderFailed {
+                message: format!("the Vercel sign-in could not start: {e}"),
+            })?;
+        let login = Rc::new(login);
+        let mut bytes = [0u8; 6];
+        self.host.fill_random(&mut bytes);
+        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let code = login.code().clone();
+        let view = json!({
+            "id": id,
+            "kind": "vercel",
+            "status": "pending",
+            "userCode": code.user_code,
+            "verificationUri": code.verification_uri,
+            "verificationUriComplete": code.verification_uri_complete,
+            "expiresAt": rfc3339_ms(i64::try_from(code.expires_at_ms).unwrap_or(i64::MAX)),
+            "provider": null,
+            "error": null,
+        });
+        self.state.borrow_mut().signins.insert(
+            id.clone(),
+            SignIn {
+                view: view.clone(),
+                cancel: cancel.clone(),
+                login: login.clone(),
+            },
+        );
+        let _ = self.host.open_url(code.browser_url()).await;
+        Ok((view, SignInTask { id, login, cancel }))
+    }
+
+    /// Polls a started sign-in to its end and records it (a `vercel` provider when approved).
+    pub async fn signin_run(&self, task: SignInTask) {
+        let SignInTask { id, login, cancel } = task;
+        let outcome = login.wait(&self.host, &self.host, &cancel).await;
+        let (status, error, provider) = match outcome {
+            PollOutcome::Authorized(authorized) => {
+                let teams = match authorized
+                    .team_choice(&self.host, &self.host, &cancel)
+                    .await
+                {
+                    TeamChoice::NoTeams => Vec::new(),
+                    TeamChoice::Single(team) => vec![team.id],
+                    TeamChoice::Pick(teams) => teams.into_iter().map(|t| t.id).collect(),
+                };
+                let expires = i64::try_from(authorized.expires_at_ms()).ok();
+                match self
+                    .providers_add_signed_in(authorized.access_token().expose(), expires, teams)
+                    .await
+                {
+                    Ok(provider) => ("complete", None, provider),
+                    Err(e) => ("failed", Some(e.to_string()), Value::Null),
+                }
+            }
+            PollOutcome::Denied => ("denied", None, Value::Null),
+            PollOutcome::Expired => ("expired", None, Value::Null),
+            PollOutcome::Cancelled => ("cancelled", None, Value::Null),
+            PollOutcome::Failed(e) => ("failed", Some(e.to_string()), Value::Null),
+            other => (
+                "failed",
+                Some(format!("the sign-in ended unexpectedly ({other:?})")),
+                Value::Null,
+            ),
+        };
+        self.set_signin(&id, |view| {
+            view["status"] = json!(status);
+            view["error"] = json!(error);
+            view["provider"] = provider;
+        });
+    }
+
+    /// `signIns.get(id)`.
+    ///
+    /// # Errors
+    /// 404 for a sign-in this process does not know.
+    pub fn signin_get(&self, id: &str) -> Result<Value, FxbotError> {
+        self.check_open()?;
+        self.state
+            .borrow()
+            .signins
+            .get(id)
+            .map(|s| s.view.clone())
+            .ok_or_else(|| not_found(Entity::SignIn, &id))
+    }
+
+    /// `signIns.wait(id)`: resolves once the sign-in is no longer pending.
+    ///
+    /// # Errors
+    /// 404 for an unknown sign-in; 409 after `close`.
+    pub async fn signin_wait(&self, id: &str) -> Result<Value, FxbotError> {
+        loop {
+            let view = self.signin_get(id)?;
+            if view.get("status").and_then(Value::as_str) != Some("pending") {
+                return Ok(view);
+            }
+            let (sender, receiver) = futures::channel::oneshot::channel();
+            self.state.borrow_mut().waiters.push(sender);
+            if receiver.await.is_err() {
+                return self.signin_get(id);
+            }
+        }
+    }
+
+    /// `signIns.cancel(id)`: stops the polling.
+    ///
+    /// # Errors
+    /// 404 for an unknown sign-in.
+    pub fn signin_cancel(&self, id: &str) -> Result<(), FxbotError> {
+        self.check_open()?;
+        let state = self.state.borrow();
+        let signin = state
+            .signins
+            .get(id)
+            .ok_or_else(|| not_found(Entity::SignIn, &id))?;
+        signin.login.cancel();
+        signin.cancel.cancel();
+        Ok(())
+    }
+}

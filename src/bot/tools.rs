@@ -1,0 +1,364 @@
+//! The tools every bot gets in part 1 (fxbot DESIGN §4.5), a [`ToolSet`] bound to the bot whose
+//! chat runs them: `chat_history` (this chat's earlier messages, newest first or ranked by a
+//! query's words), `library_list` and `library_read` (the bot's files).
+
+use serde_json::{json, Value};
+
+use crate::caps::acp::ToolKind;
+use crate::caps::{Cancel, DocStore, SessionStore};
+use crate::gateway::ToolDefinition;
+use crate::log::view::TurnView;
+use crate::tools::set::{Prepared, PreparedCall, ToolSet};
+use crate::tools::terminal::{Status, ToolRecord};
+
+use super::docs::chat::ChatDoc;
+use super::docs::keys;
+use super::ids::{BotId, LibraryId};
+use super::library::{self, ItemDoc};
+use super::store::load;
+
+pub const CHAT_HISTORY: &str = "chat_history";
+pub const LIBRARY_LIST: &str = "library_list";
+pub const LIBRARY_READ: &str = "library_read";
+/// Longest tool result.
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+/// Longest `library_read` slice.
+pub const MAX_READ: u64 = 65_536;
+/// Characters of a reply `chat_history` shows.
+const REPLY_CHARS: usize = 300;
+
+/// The bot tools of one turn.
+pub struct BotTools<'a, S: SessionStore, D: DocStore> {
+    pub sessions: &'a S,
+    pub docs: &'a D,
+    pub bot: &'a BotId,
+    pub session_id: &'a str,
+}
+
+fn definition(name: &str, description: &str, schema: Value) -> Option<ToolDefinition> {
+    Some(ToolDefinition {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: serde_json::value::to_raw_value(&schema).ok()?,
+    })
+}
+
+/// The definitions, in the order the request lists them.
+pub fn definitions() -> Vec<ToolDefinition> {
+    [
+        definition(
+            CHAT_HISTORY,
+            "Earlier messages of this chat: the newest first, or those that best match a query. \
+             Each entry is msg:<id>, its date, what the person wrote and the start of your reply.",
+            json!({"type": "object", "additionalProperties": false, "properties": {
+                "query": {"type": "string", "description": "Words to look for."},
+                "before": {"type": "string", "description": "Only messages before this msg:<id>."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20}
+            }}),
+        ),
+        definition(
+            LIBRARY_LIST,
+            "The files in your library (what the person sent you): id, name, type and size.",
+            json!({"type": "object", "additionalProperties": false, "properties": {
+                "query": {"type": "string", "description": "Part of a file name."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50}
+            }}),
+        ),
+        definition(
+            LIBRARY_READ,
+            "Reads a text file of your library by id, from a byte offset (up to 65536 bytes).",
+            json!({"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
+                "id": {"type": "string", "description": "The file's id, from library_list."},
+                "offset": {"type": "integer", "minimum": 0},
+                "length": {"type": "integer", "minimum": 1, "maximum": 65536}
+            }}),
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+fn failure(message: String) -> ToolRecord {
+    ToolRecord {
+        status: Status::Failure,
+        output: json!({"error": message}).to_string(),
+        exit_code: None,
+        cancelled: false,
+    }
+}
+
+fn success(output: String) -> ToolRecord {
+    ToolRecord {
+        status: Status::Success,
+        output: cap(output),
+        exit_code: None,
+        cancelled: false,
+    }
+}
+
+fn cap(mut text: String) -> String {
+    if text.len() > MAX_OUTPUT_BYTES {
+        let mut end = MAX_OUTPUT_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("\n[cut at 64 KiB]");
+    }
+    text
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn limit(args: &Value, max: u64, default: u64) -> usize {
+    let n = args.get("limit").and_then(Value::as_u64).unwrap_or(default);
+    usize::try_from(n.clamp(1, max)).unwrap_or(1)
+}
+
+/// One earlier message of the chat.
+struct Entry {
+    message_id: String,
+    at: String,
+    input: String,
+    reply: String,
+}
+
+impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
+    async fn entries(&self) -> Result<Vec<Entry>, String> {
+        let chat = load::<ChatDoc, D>(self.docs, &keys::chat(self.bot))
+            .await
+            .map_err(|e| e.to_string())?
+            .map(|l| l.doc)
+            .unwrap_or_default();
+        let Some(stored) = self
+            .sessions
+            .load_session(self.session_id)
+            .await
+            .map_err(|e| e.to_string())?
+        else {
+            return Ok(Vec::new());
+        };
+        let view = crate::log::SessionLog::load(stored.bytes)
+            .map_err(|e| e.to_string())?
+            .view();
+        let mut out = Vec::new();
+        for (index, turn) in view.turns.iter().enumerate() {
+            let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            let (user, reply) = match turn {
+                TurnView::Assistant(t) => (&t.user.text, t.assistant.clone()),
+                TurnView::Interrupted(t) => (&t.user.text, t.assistant.clone().unwrap_or_default()),
+                TurnView::BackgroundCommand(t) => {
+                    (&t.user.text, t.assistant.clone().unwrap_or_default())
+                }
+                TurnView::CompactedSummary(_) => continue,
+            };
+            let record = chat
+                .messages
+                .iter()
+                .find(|(_, r)| r.session_id == self.session_id && r.turn == number);
+            let (message_id, at, input) = match record {
+                Some((id, r)) => (id.as_str().to_owned(), r.at.clone(), r.input.clone()),
+                None => (format!("turn-{number}"), String::new(), user.clone()),
+            };
+            out.push(Entry {
+                message_id,
+                at,
+                input,
+                reply,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn chat_history(&self, args: &Value) -> ToolRecord {
+        let entries = match self.entries().await {
+            Ok(entries) => entries,
+            Err(message) => return failure(format!("the chat could not be read: {message}")),
+        };
+        let mut entries: Vec<(usize, Entry)> = entries.into_iter().enumerate().collect();
+        if let Some(before) = args.get("before").and_then(Value::as_str) {
+            let id = before.strip_prefix("msg:").unwrap_or(before);
+            match entries.iter().position(|(_, e)| e.message_id == id) {
+                Some(at) => entries.truncate(at),
+                None => return failure(format!("there is no message {before} in this chat")),
+            }
+        }
+        let query = words(args.get("query").and_then(Value::as_str).unwrap_or(""));
+        if query.is_empty() {
+            entries.reverse();
+        } else {
+            let score = |e: &Entry| {
+                let have = words(&format!("{} {}", e.input, e.reply));
+                query.iter().filter(|q| have.contains(q)).count()
+            };
+            entries.retain(|(_, e)| score(e) > 0);
+            entries.sort_by(|(ia, a), (ib, b)| score(b).cmp(&score(a)).then(ib.cmp(ia)));
+        }
+        entries.truncate(limit(args, 20, 8));
+        if entries.is_empty() {
+            return success("No earlier messages match.".to_owned());
+        }
+        let lines: Vec<String> = entries
+            .iter()
+            .map(|(_, e)| {
+                let reply: String = e.reply.chars().take(REPLY_CHARS).collect();
+                format!(
+                    "msg:{}  {}\nuser: {}\nreply: {}",
+                    e.message_id, e.at, e.input, reply
+                )
+            })
+            .collect();
+        success(lines.join("\n\n"))
+    }
+
+    async fn items(&self) -> Result<Vec<ItemDoc>, String> {
+        let listed = self
+            .docs
+            .doc_list(library::ITEM_PREFIX)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        for doc in listed {
+            if let Ok(Some(item)) = load::<ItemDoc, D>(self.docs, &doc.key).await {
+                if item.doc.bot_id.as_deref() == Some(self.bot.as_str()) {
+                    out.push(item.doc);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn library_list(&self, args: &Value) -> ToolRecord {
+        let mut items = match self.items().await {
+            Ok(items) => items,
+            Err(message) => return failure(format!("the library could not be read: {message}")),
+        };
+        if let Some(query) = args.get("query").and_then(Value::as_str) {
+            let query = query.to_lowercase();
+            items.retain(|i| i.name.to_lowercase().contains(&query));
+        }
+        items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
+        items.truncate(limit(args, 50, 20));
+        if items.is_empty() {
+            return success("The library has no files yet.".to_owned());
+        }
+        let lines: Vec<String> = items
+            .iter()
+            .map(|i| format!("{}  {}  {}  {} bytes", i.id, i.name, i.media_type, i.size))
+            .collect();
+        success(lines.join("\n"))
+    }
+
+    async fn library_read(&self, args: &Value) -> ToolRecord {
+        let Some(id) = args.get("id").and_then(Value::as_str) else {
+            return failure("library_read needs the id of a file (see library_list)".to_owned());
+        };
+        let Ok(id) = LibraryId::parse(id) else {
+            return failure(format!("{id:?} is not a library id (12 hex characters)"));
+        };
+        let item = match load::<ItemDoc, D>(self.docs, &library::item_key(&id)).await {
+            Ok(Some(item)) if item.doc.bot_id.as_deref() == Some(self.bot.as_str()) => item.doc,
+            Ok(_) => return failure(format!("there is no file {id} in your library")),
+            Err(e) => return failure(e.to_string()),
+        };
+        if item.is_image() {
+            return success(format!(
+                "{} is an image ({}, {} bytes); you saw it when it was sent, it has no text to read.",
+                item.name, item.media_type, item.size
+            ));
+        }
+        let bytes = match self.docs.doc_load(&library::blob_key(&id)).await {
+            Ok(Some(blob)) => blob.bytes,
+            Ok(None) => return failure(format!("the bytes of {} are missing", item.name)),
+            Err(e) => return failure(e.to_string()),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0);
+        let length = args
+            .get("length")
+            .and_then(Value::as_u64)
+            .unwrap_or(MAX_READ)
+            .clamp(1, MAX_READ);
+        let (slice, next) = library::text_slice(
+            &text,
+            usize::try_from(offset).unwrap_or(usize::MAX),
+            usize::try_from(length).unwrap_or(usize::MAX),
+        );
+        let mut out = slice.to_owned();
+        if let Some(next) = next {
+            out.push_str(&format!("\n[more from offset {next}]"));
+        }
+        success(out)
+    }
+}
+
+impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        definitions()
+    }
+
+    fn kind(&self, name: &str) -> ToolKind {
+        match name {
+            CHAT_HISTORY => ToolKind::Search,
+            _ => ToolKind::Read,
+        }
+    }
+
+    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared {
+        let title = name.to_owned();
+        if ![CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ].contains(&name) {
+            return Prepared {
+                title,
+                call: Err(ToolRecord::unavailable(name)),
+            };
+        }
+        let args: Value = match serde_json::from_str(arguments_json) {
+            Ok(value @ Value::Object(_)) => value,
+            Ok(Value::Null) | Err(_) if arguments_json.trim().is_empty() => json!({}),
+            _ => {
+                return Prepared {
+                    title,
+                    call: Err(failure(format!(
+                        "the arguments of {name} must be a JSON object"
+                    ))),
+                }
+            }
+        };
+        Prepared {
+            title,
+            call: Ok(PreparedCall {
+                name: name.to_owned(),
+                key: args.to_string(),
+            }),
+        }
+    }
+
+    fn needs_permission(&self, _call: &PreparedCall) -> bool {
+        false
+    }
+
+    async fn run(&self, call: &PreparedCall, _cancel: &Cancel) -> ToolRecord {
+        let args: Value = serde_json::from_str(&call.key).unwrap_or_else(|_| json!({}));
+        match call.name.as_str() {
+            CHAT_HISTORY => self.chat_history(&args).await,
+            LIBRARY_LIST => self.library_list(&args).await,
+            LIBRARY_READ => self.library_read(&args).await,
+            other => ToolRecord::unavailable(other),
+        }
+    }
+
+    fn cancelled(&self, call: &PreparedCall) -> ToolRecord {
+        ToolRecord {
+            status: Status::Failure,
+            output: json!({"error": format!("{} was cancelled", call.name)}).to_string(),
+            exit_code: None,
+            cancelled: true,
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Provider and settings rows of part 1 (fxbot DESIGN §3.4): a removed provider is "gone" (the
+//! stream ends at once, send is 400, the default setting resets), `provider: ""` for a bot with a
+//! chat is 400, and a provider switch for a bot with a chat waits for part 2 (400).
+#![cfg(feature = "bot")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "support/fake_host.rs"]
+mod fake_host;
+
+use fake_host::{text_reply, FakeHost};
+use futures::executor::block_on;
+use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::caps::MemoryDocStore;
+use fx_wasm::gateway::ChatEndpoint;
+use serde_json::json;
+
+#[test]
+fn a_removed_provider_is_gone() {
+    let host = FakeHost::new();
+    let fxbot = Fxbot::new(
+        host.clone(),
+        MemoryDocStore::new(),
+        EngineConfig {
+            owner: "p1".into(),
+            endpoint: ChatEndpoint::canonical(),
+            library_url: Box::new(default_library_url),
+        },
+    );
+    let p1 =
+        block_on(fxbot.providers_add(&json!({"kind": "gateway", "apiKey": "k", "model": "m"})))
+            .unwrap();
+    let p2 =
+        block_on(fxbot.providers_add(&json!({"kind": "gateway", "apiKey": "k2", "model": "m"})))
+            .unwrap();
+    assert_eq!(
+        block_on(fxbot.providers_get(p1["id"].as_str().unwrap())).unwrap(),
+        p1
+    );
+    assert!(
+        !p1.to_string().contains("\"k\""),
+        "the key is not in the provider's view"
+    );
+    block_on(fxbot.settings_update(&json!({"defaultProvider": p1["id"]}))).unwrap();
+    let bot = block_on(fxbot.bots_create(&json!({}))).unwrap();
+    let id = bot.id.to_string();
+    host.reply(text_reply(&["hi"]));
+    let (_, pending) =
+        block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
+    block_on(fxbot.run(pending.unwrap()));
+    assert!(!block_on(fxbot.stream(&id, &json!(0), None))
+        .unwrap()
+        .lines
+        .is_empty());
+
+    // With a chat: provider "" is 400, a switch waits for part 2 (400), the model may change.
+    let empty = block_on(fxbot.bots_update(&id, &json!({"provider": ""}))).unwrap_err();
+    assert_eq!(empty.status(), 400);
+    let switch = block_on(fxbot.bots_update(&id, &json!({"provider": p2["id"]}))).unwrap_err();
+    assert_eq!(switch.status(), 400);
+    assert!(
+        switch.to_string().contains("not available in this version"),
+        "{switch}"
+    );
+    let changed = block_on(fxbot.bots_update(&id, &json!({"model": "other/model"}))).unwrap();
+    assert_eq!(changed.fields.model, "other/model");
+    host.reply(text_reply(&["two"]));
+    let (_, pending) =
+        block_on(fxbot.send(&id, &json!({"text": "again", "messageId": "m0"}))).unwrap();
+    block_on(fxbot.run(pending.unwrap()));
+    let last = host.state.borrow().requests.last().unwrap().clone();
+    assert!(
+        last.headers.iter().any(|(_, v)| v == "other/model"),
+        "the next turn uses the new model: {:?}",
+        last.headers
+    );
+
+    block_on(fxbot.providers_remove(p1["id"].as_str().unwrap())).unwrap();
+    assert_eq!(
+        block_on(fxbot.settings_get()).unwrap()["defaultProvider"],
+        ""
+    );
+    let batch = block_on(fxbot.stream(&id, &json!(0), None)).unwrap();
+    assert!(
+        batch.end && batch.lines.is_empty(),
+        "the stream of a bot whose provider is gone ends at once"
+    );
+    // A retry of m1 still reaches its turn; a new message is 400.
+    let (again, none) =
+        block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
+    assert!(again.duplicate && none.is_none());
+    let error = block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m2"}))).unwrap_err();
+    assert_eq!(error.status(), 400);
+    assert_eq!(
+        block_on(fxbot.providers_get(p1["id"].as_str().unwrap()))
+            .unwrap_err()
+            .status(),
+        404
+    );
+    assert_eq!(
+        block_on(fxbot.providers_remove("xyz"))
+            .unwrap_err()
+            .status(),
+        400
+    );
+    // The default provider must exist.
+    assert_eq!(
+        block_on(fxbot.settings_update(&json!({"defaultProvider": "0123456789ab"})))
+            .unwrap_err()
+            .status(),
+        400
+    );
+}

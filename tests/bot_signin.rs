@@ -1,0 +1,105 @@
+//! `signIns` of part 1 natively: a Vercel account through the device login against the fake
+//! OAuth issuer; one team is taken, several leave `teamId` null; denied and cancelled sign-ins.
+#![cfg(feature = "bot")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "support/fake_host.rs"]
+mod fake_host;
+#[path = "support/fake_oauth.rs"]
+mod fake_oauth;
+
+use fake_host::FakeHost;
+use fake_oauth::{FakeOAuth, ISSUER};
+use futures::executor::block_on;
+use fx_wasm::auth::AuthConfig;
+use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::caps::MemoryDocStore;
+use fx_wasm::gateway::ChatEndpoint;
+use serde_json::json;
+
+fn engine(host: &FakeHost) -> Fxbot<FakeHost, MemoryDocStore> {
+    Fxbot::new(
+        host.clone(),
+        MemoryDocStore::new(),
+        EngineConfig {
+            owner: "p1".into(),
+            endpoint: ChatEndpoint::canonical(),
+            library_url: Box::new(default_library_url),
+        },
+    )
+}
+
+fn auth() -> AuthConfig {
+    AuthConfig::from_env(Some(ISSUER), None).unwrap()
+}
+
+#[test]
+fn one_team_is_taken_and_several_leave_team_id_null() {
+    for (teams, want) in [
+        (vec![("team_a", "a", "A")], json!("team_a")),
+        (
+            vec![
+                ("team_a", "a", "A"),
+                ("team_b", "b", "B"),
+                ("team_c", "c", "C"),
+            ],
+            json!(null),
+        ),
+        (vec![], json!(null)),
+    ] {
+        let host = FakeHost::new();
+        let fake = FakeOAuth::install(&host);
+        fake.state.borrow_mut().teams = teams;
+        let fxbot = engine(&host);
+        let (pending, task) = block_on(fxbot.signin_start(&json!("vercel"), &auth())).unwrap();
+        assert_eq!(pending["status"], "pending");
+        assert_eq!(pending["kind"], "vercel");
+        assert!(!pending["userCode"].as_str().unwrap().is_empty());
+        // The verification page was opened through the host.
+        assert_eq!(host.state.borrow().opened.len(), 1);
+        let id = pending["id"].as_str().unwrap().to_owned();
+        let (_, done) = block_on(futures::future::join(
+            fxbot.signin_run(task),
+            fxbot.signin_wait(&id),
+        ));
+        let done = done.unwrap();
+        assert_eq!(done["status"], "complete", "{done}");
+        let provider = &done["provider"];
+        assert_eq!(provider["kind"], "vercel");
+        assert_eq!(provider["signedIn"], true);
+        assert_eq!(provider["hasKey"], false);
+        assert_eq!(provider["teamId"], want);
+        // The provider is stored; its token is not in its public view.
+        let listed = block_on(fxbot.providers_list()).unwrap();
+        assert_eq!(listed.len(), 1);
+        let token = fake.state.borrow().access.clone();
+        assert!(!listed[0].to_string().contains(&token));
+        assert!(!token.is_empty());
+    }
+}
+
+#[test]
+fn denied_cancelled_and_other_kinds() {
+    let host = FakeHost::new();
+    let fake = FakeOAuth::install(&host);
+    fake.state.borrow_mut().outcome = "deny";
+    let fxbot = engine(&host);
+    let (pending, task) = block_on(fxbot.signin_start(&json!("vercel"), &auth())).unwrap();
+    block_on(fxbot.signin_run(task));
+    let id = pending["id"].as_str().unwrap();
+    assert_eq!(fxbot.signin_get(id).unwrap()["status"], "denied");
+    assert!(block_on(fxbot.providers_list()).unwrap().is_empty());
+
+    fake.state.borrow_mut().outcome = "wait";
+    let (pending, task) = block_on(fxbot.signin_start(&json!("vercel"), &auth())).unwrap();
+    let id = pending["id"].as_str().unwrap().to_owned();
+    fxbot.signin_cancel(&id).unwrap();
+    block_on(fxbot.signin_run(task));
+    assert_eq!(fxbot.signin_get(&id).unwrap()["status"], "cancelled");
+
+    for kind in [json!("chatgpt"), json!("openai"), json!(3)] {
+        let error = block_on(fxbot.signin_start(&kind, &auth())).unwrap_err();
+        assert_eq!(error.status(), 400, "{error}");
+    }
+    assert_eq!(fxbot.signin_get("nope").unwrap_err().status(), 404);
+}

@@ -42,6 +42,8 @@ pub struct Prompt {
 impl Prompt {
     /// A prompt of text alone.
     #[must_use]
+    // Without the `bot` feature the text is the only field, and the update is needless.
+    #[allow(clippy::needless_update)]
     pub fn text(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),

@@ -316,17 +316,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
         if !ids.is_empty() {
             let owner = self.config.owner.clone();
-            store::update::<ChatDoc, D, ()>(
-                &self.docs,
-                &keys::chat(id),
-                || None,
-                |doc| {
-                    if let Some(doc) = doc {
-                        doc.attach_files(message_id, &owner, ids.clone());
-                    }
-                    Ok(Step::Write(()))
-                },
-            )
+            self.update_chat(id, |doc| {
+                doc.attach_files(message_id, &owner, ids.clone());
+            })
             .await?;
         }
         let text = prompt_text(&checked.text, &checked.files);
@@ -355,6 +347,26 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         Ok((session, Prompt { text, images }, system))
     }
 
+    /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).
+    async fn update_chat(
+        &self,
+        bot: &BotId,
+        mut change: impl FnMut(&mut ChatDoc),
+    ) -> Result<(), FxbotError> {
+        store::update::<ChatDoc, D, ()>(
+            &self.docs,
+            &keys::chat(bot),
+            || None,
+            |doc| {
+                if let Some(doc) = doc {
+                    change(doc);
+                }
+                Ok(Step::Write(()))
+            },
+        )
+        .await
+    }
+
     /// Marks a claimed message interrupted with `error` (its turn never ran).
     async fn settle_failed(&self, id: &BotId, message_id: &MessageId, error: &FxbotError) {
         let outcome = TurnOutcome {
@@ -365,18 +377,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             error: Some(error.to_line_error()),
         };
         let owner = self.config.owner.clone();
-        let _ = store::update::<ChatDoc, D, ()>(
-            &self.docs,
-            &keys::chat(id),
-            || None,
-            |doc| {
-                if let Some(doc) = doc {
-                    doc.finish(message_id, &owner, outcome.clone());
-                }
-                Ok(Step::Write(()))
-            },
-        )
-        .await;
+        let _ = self
+            .update_chat(id, |doc| {
+                doc.finish(message_id, &owner, outcome.clone());
+            })
+            .await;
     }
 
     /// Runs a turn `send` prepared, to its end: the journal gets its lines and `turn_end`, the
@@ -477,21 +482,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             error: error.clone(),
         };
         let owner = self.config.owner.clone();
-        let _ = store::update::<ChatDoc, D, ()>(
-            &self.docs,
-            &keys::chat(&bot),
-            || None,
-            |doc| {
-                if let Some(doc) = doc {
-                    doc.finish(&message_id, &owner, outcome.clone());
-                    if forked {
-                        doc.rename_session(&old_session, &new_session);
-                    }
+        let _ = self
+            .update_chat(&bot, |doc| {
+                doc.finish(&message_id, &owner, outcome.clone());
+                if forked {
+                    doc.rename_session(&old_session, &new_session);
                 }
-                Ok(Step::Write(()))
-            },
-        )
-        .await;
+            })
+            .await;
         let at = self.now();
         let _ = store::update::<BotDoc, D, ()>(
             &self.docs,

@@ -394,10 +394,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             expires_at_ms: None,
             refresh_token: None,
         };
-        self.docs
-            .doc_commit(&secret_key(&id), &super::docs::encode(&secret), None)
-            .await
-            .map_err(store_error)?;
         let doc = ProviderDoc {
             schema: super::docs::SCHEMA,
             id: id.clone(),
@@ -413,8 +409,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             teams: Vec::new(),
             extra: std::collections::BTreeMap::new(),
         };
+        self.store_provider(&secret, &doc).await
+    }
+
+    /// Stores a new provider: its secret first, then the document that names it.
+    async fn store_provider(
+        &self,
+        secret: &SecretDoc,
+        doc: &ProviderDoc,
+    ) -> Result<Value, FxbotError> {
         self.docs
-            .doc_commit(&provider_key(&id), &super::docs::encode(&doc), None)
+            .doc_commit(&secret_key(&doc.id), &super::docs::encode(secret), None)
+            .await
+            .map_err(store_error)?;
+        self.docs
+            .doc_commit(&provider_key(&doc.id), &super::docs::encode(doc), None)
             .await
             .map_err(store_error)?;
         Ok(doc.to_json())
@@ -508,10 +517,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             expires_at_ms,
             refresh_token: None,
         };
-        self.docs
-            .doc_commit(&secret_key(&id), &super::docs::encode(&secret), None)
-            .await
-            .map_err(store_error)?;
         let doc = ProviderDoc {
             schema: super::docs::SCHEMA,
             id: id.clone(),
@@ -527,10 +532,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             teams,
             extra: std::collections::BTreeMap::new(),
         };
-        self.docs
-            .doc_commit(&provider_key(&id), &super::docs::encode(&doc), None)
-            .await
-            .map_err(store_error)?;
-        Ok(doc.to_json())
+        self.store_provider(&secret, &doc).await
     }
 }

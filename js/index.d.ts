@@ -669,8 +669,12 @@ export interface ToolCallProgress {
 /** An ACP `session/update` as a turn yields it. */
 export type SessionUpdate = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
 
-/** fx's stop reasons (they differ from the ACP spec's names). */
-export type StopReason = 'end_turn' | 'max_output_tokens' | 'max_model_turns' | 'refused' | 'cancelled';
+/**
+ * Why a turn ended: ACP's `StopReason` (the same at the bots' `fx-wasm/fxbot`). `max_tokens`: the
+ * reply reached the model's output limit; `max_turn_requests`: the turn reached its step limit;
+ * `refusal`: the model refused (a content filter).
+ */
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
 
 export type PermissionOptionId = 'allow_once' | 'allow_always' | 'reject_once';
 

@@ -1,6 +1,7 @@
-//! The seams the bots layer plugs into, driven the way it will drive them: a turn over another
-//! model protocol and another tool set (`run_turn`), the system-prompt override, user images in
-//! a turn, the tool's name on the `tool_call` update, and the turn's usage on its result.
+//! The seams the bots layer plugs into, driven the way it drives them: a turn of a front end's
+//! own plan (`Agent::run_plan`) over another model protocol and another tool set, on a session
+//! the front end started itself; the system-prompt override, user images in a turn, the tool's
+//! name on the `tool_call` update, and the turn's usage on its result.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -12,20 +13,17 @@ use futures::executor::block_on;
 use fx_wasm::agent::context::ContextPolicy;
 use fx_wasm::agent::modes::Mode;
 use fx_wasm::agent::prompt::Prompt;
-#[cfg(feature = "bot")]
 use fx_wasm::agent::prompt::PromptImage;
 use fx_wasm::agent::protocol::{ModelCall, ModelProtocol, StreamDecoder};
-use fx_wasm::agent::session::LiveSession;
-use fx_wasm::agent::turn::{run_turn, TurnSettings, TurnUsage};
+use fx_wasm::agent::turn::TurnPlan;
 use fx_wasm::agent::{Agent, AgentConfig};
-use fx_wasm::caps::acp::{StopReason, ToolKind, Update};
+use fx_wasm::caps::acp::{StopReason, ToolKind, Update, Usage};
 use fx_wasm::caps::{Cancel, HttpRequest, Method};
 use fx_wasm::gateway::error::ProviderError;
 use fx_wasm::gateway::request::RequestError;
 use fx_wasm::gateway::{Message, SseError, SseEvent, StreamEnd, ToolDefinition};
 use fx_wasm::log::types::{Preferences, Provider};
-use fx_wasm::tools::set::{Prepared, PreparedCall, ToolSet};
-use fx_wasm::tools::terminal::{Status, ToolRecord};
+use fx_wasm::tools::set::{Prepared, PreparedCall, ToolOutcome, ToolSet};
 use support::fake_host::{text_reply, tool_reply, FakeHost, Reply};
 
 fn env() -> HashMap<String, String> {
@@ -111,6 +109,9 @@ struct EchoTools {
 }
 
 impl ToolSet for EchoTools {
+    /// The text to say back.
+    type Arguments = String;
+
     fn definitions(&self) -> Vec<ToolDefinition> {
         vec![ToolDefinition {
             name: "echo".into(),
@@ -122,12 +123,12 @@ impl ToolSet for EchoTools {
     fn kind(&self, _name: &str) -> ToolKind {
         ToolKind::Other
     }
-    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared {
+    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<String> {
         let title = format!("{name}!");
         if name != "echo" {
             return Prepared {
                 title,
-                call: Err(ToolRecord::unavailable(name)),
+                call: Err(ToolOutcome::unavailable(name)),
             };
         }
         let value: serde_json::Value = serde_json::from_str(arguments_json).unwrap();
@@ -135,30 +136,28 @@ impl ToolSet for EchoTools {
             title,
             call: Ok(PreparedCall {
                 name: name.into(),
-                key: value["text"].as_str().unwrap_or_default().into(),
+                arguments: value["text"].as_str().unwrap_or_default().into(),
+                permission_key: None,
             }),
         }
     }
-    fn needs_permission(&self, _call: &PreparedCall) -> bool {
-        false
+    async fn run(&self, call: &PreparedCall<String>, _cancel: &Cancel) -> ToolOutcome {
+        self.runs.borrow_mut().push(call.arguments.clone());
+        ToolOutcome::success(format!("echo: {}", call.arguments))
     }
-    async fn run(&self, call: &PreparedCall, _cancel: &Cancel) -> ToolRecord {
-        self.runs.borrow_mut().push(call.key.clone());
-        ToolRecord {
-            status: Status::Success,
-            output: format!("echo: {}", call.key),
-            exit_code: None,
-            cancelled: false,
-        }
-    }
-    fn cancelled(&self, _call: &PreparedCall) -> ToolRecord {
-        ToolRecord::unavailable("echo")
+    fn cancelled(&self, _call: &PreparedCall<String>) -> ToolOutcome {
+        ToolOutcome::unavailable("echo")
     }
 }
 
-fn settings<'a, P: ModelProtocol>(protocol: &'a P, system: &'a str) -> TurnSettings<'a, P> {
-    TurnSettings {
+fn plan<'a, P: ModelProtocol, T: ToolSet>(
+    protocol: &'a P,
+    tools: &'a T,
+    system: &'a str,
+) -> TurnPlan<'a, P, T> {
+    TurnPlan {
         protocol,
+        tools,
         system_prompt: system,
         token: None,
         team: None,
@@ -168,6 +167,16 @@ fn settings<'a, P: ModelProtocol>(protocol: &'a P, system: &'a str) -> TurnSetti
         policy: ContextPolicy::default(),
         step_limit: 8,
     }
+}
+
+/// An agent for plans only (the bots' kind) and a session of its own, not stored yet.
+fn plan_agent(host: &FakeHost) -> (Agent<FakeHost>, String) {
+    let agent = Agent::new(
+        host.clone(),
+        AgentConfig::for_plans(fx_wasm::gateway::ChatEndpoint::canonical()),
+    );
+    let id = agent.start_session("/", preferences(), Mode::Ask).unwrap();
+    (agent, id)
 }
 
 #[test]
@@ -184,21 +193,27 @@ fn a_turn_runs_over_another_model_protocol() {
     let tools = EchoTools {
         runs: RefCell::new(Vec::new()),
     };
-    let mut session = LiveSession::create(&host, "/", preferences(), Mode::Ask).unwrap();
-    let end = block_on(run_turn(
-        &host,
-        &tools,
-        &Cancel::new(),
-        &mut session,
-        &settings(&protocol, "You are a bot."),
+    let (agent, id) = plan_agent(&host);
+    let end = block_on(agent.run_plan(
+        &id,
         1,
         Prompt::text("hi"),
+        &plan(&protocol, &tools, "You are a bot."),
     ))
     .unwrap();
     assert_eq!(end.stop_reason, StopReason::EndTurn);
+    // The turn's end saved the session the front end started.
+    assert_eq!(
+        fx_wasm::log::SessionLog::load(host.stored(&id))
+            .unwrap()
+            .state()
+            .history
+            .len(),
+        1
+    );
     assert_eq!(
         end.usage,
-        TurnUsage {
+        Usage {
             input_tokens: 7,
             output_tokens: 2
         }
@@ -231,15 +246,12 @@ fn a_turn_runs_its_calls_through_another_tool_set_and_names_the_tool() {
     let tools = EchoTools {
         runs: RefCell::new(Vec::new()),
     };
-    let mut session = LiveSession::create(&host, "/", preferences(), Mode::Ask).unwrap();
-    let end = block_on(run_turn(
-        &host,
-        &tools,
-        &Cancel::new(),
-        &mut session,
-        &settings(&protocol, "sys"),
+    let (agent, id) = plan_agent(&host);
+    let end = block_on(agent.run_plan(
+        &id,
         1,
         Prompt::text("echo ping"),
+        &plan(&protocol, &tools, "sys"),
     ))
     .unwrap();
     assert_eq!(end.stop_reason, StopReason::EndTurn);
@@ -272,11 +284,18 @@ fn a_turn_runs_its_calls_through_another_tool_set_and_names_the_tool() {
     assert!(!serde_json::to_string(first).unwrap().contains("toolName"));
     assert_eq!(
         end.usage,
-        TurnUsage {
+        Usage {
             input_tokens: 30,
             output_tokens: 8
         }
     );
+    // Without a workspace the model is told the tools its request lists, not "no tools".
+    let context = requests[0]["prompt"][1]["content"].as_str().unwrap();
+    assert!(
+        context.contains("Your tools in this session: echo."),
+        "{context}"
+    );
+    assert!(!context.contains("no tools"), "{context}");
 }
 
 #[test]
@@ -298,8 +317,8 @@ fn the_system_prompt_can_be_replaced() {
         .contains("fx-runtime-context"));
 }
 
-/// Images ride with feature `bot` (fx-bot.wasm); fx-core and fx-term take none.
-#[cfg(feature = "bot")]
+/// The agent carries images whatever the artifact (js/agent.js takes none from a page; the
+/// bots send them).
 #[test]
 fn user_images_reach_the_model_and_the_log() {
     let host = FakeHost::new();
@@ -384,7 +403,7 @@ fn a_prompt_result_carries_the_turn_usage() {
     // 20 + 10 in, 5 + 3 out: the sum of the steps' turn.usage events.
     assert_eq!(
         end.usage,
-        TurnUsage {
+        Usage {
             input_tokens: 30,
             output_tokens: 8
         }

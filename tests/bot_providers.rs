@@ -14,6 +14,22 @@ use fx_wasm::caps::MemoryDocStore;
 use fx_wasm::gateway::ChatEndpoint;
 use serde_json::json;
 
+/// `chat.send` with the message as a caller passes it.
+async fn send_json<H: fx_wasm::caps::Host + Clone, D: fx_wasm::caps::DocStore>(
+    engine: &fx_wasm::bot::engine::Fxbot<H, D>,
+    bot: &str,
+    message: &serde_json::Value,
+) -> Result<
+    (
+        fx_wasm::bot::docs::chat::Sent,
+        Option<fx_wasm::bot::engine::chat::PendingTurn>,
+    ),
+    fx_wasm::bot::FxbotError,
+> {
+    let message = fx_wasm::bot::engine::chat::Outgoing::from_json(message)?;
+    engine.send(bot, message).await
+}
+
 #[test]
 fn a_removed_provider_is_gone() {
     let host = FakeHost::new();
@@ -44,8 +60,12 @@ fn a_removed_provider_is_gone() {
     let bot = block_on(fxbot.bots_create(&json!({}))).unwrap();
     let id = bot.id.to_string();
     host.reply(text_reply(&["hi"]));
-    let (_, pending) =
-        block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
+    let (_, pending) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m1"}),
+    ))
+    .unwrap();
     block_on(fxbot.run(pending.unwrap()));
     assert!(!block_on(fxbot.stream(&id, &json!(0), None))
         .unwrap()
@@ -64,8 +84,12 @@ fn a_removed_provider_is_gone() {
     let changed = block_on(fxbot.bots_update(&id, &json!({"model": "other/model"}))).unwrap();
     assert_eq!(changed.fields.model, "other/model");
     host.reply(text_reply(&["two"]));
-    let (_, pending) =
-        block_on(fxbot.send(&id, &json!({"text": "again", "messageId": "m0"}))).unwrap();
+    let (_, pending) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "again", "messageId": "m0"}),
+    ))
+    .unwrap();
     block_on(fxbot.run(pending.unwrap()));
     let last = host.state.borrow().requests.last().unwrap().clone();
     assert!(
@@ -85,10 +109,19 @@ fn a_removed_provider_is_gone() {
         "the stream of a bot whose provider is gone ends at once"
     );
     // A retry of m1 still reaches its turn; a new message is 400.
-    let (again, none) =
-        block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
+    let (again, none) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m1"}),
+    ))
+    .unwrap();
     assert!(again.duplicate && none.is_none());
-    let error = block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m2"}))).unwrap_err();
+    let error = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m2"}),
+    ))
+    .unwrap_err();
     assert_eq!(error.status(), 400);
     assert_eq!(
         block_on(fxbot.providers_get(p1["id"].as_str().unwrap()))

@@ -7,7 +7,7 @@ import type { FxbotErrorCode, StreamLine, Turn, Upload } from './client.js';
 import type { FxbotStore } from './stores.js';
 import type { WasmSource } from '../index.js';
 
-export type { FxbotErrorCode, Part, StopReason, StreamLine, Turn, Upload, Usage } from './client.js';
+export type { FxbotErrorCode, Part, StopReason, StreamLine, Turn, TurnError, Upload, Usage } from './client.js';
 export type { FxbotStore, IndexedDbFxbotStore, IndexedDbFxbotStoreOptions, MemoryFxbotStore } from './stores.js';
 export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 

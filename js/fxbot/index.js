@@ -6,6 +6,7 @@ import { DEFAULT_ADAPTER_TIMEOUT_MS, makeHost, normalizeAdapterTimeout, normaliz
 import { memorySessionStore } from '../memory-stores.js';
 import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
 import { turnsFromLines } from './client.js';
+import { FXBOT_CODES } from './codes.js';
 import { docsAdapter } from './docs.js';
 import { loadBot } from './load-bot.js';
 import { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
@@ -15,18 +16,17 @@ export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 /** At most this many bots are pinned. */
 export const MAX_PINNED = 3;
 
-/** The stable codes of FxbotError. */
-export const FxbotErrorCodes = Object.freeze([
-  'FXBOT_BAD_REQUEST',
-  'FXBOT_NOT_FOUND',
-  'FXBOT_BUSY',
-  'FXBOT_CONFLICT',
-  'FXBOT_CLOSED',
-  'FXBOT_STORE_REVISION_CONFLICT',
-  'FXBOT_STORE_FAILED',
-  'FXBOT_INTERNAL',
-  'FXBOT_PROVIDER_FAILED',
-]);
+/** The stable codes of FxbotError, from the code table (codes.js is written by the build). */
+export const FxbotErrorCodes = Object.freeze(Object.keys(FXBOT_CODES));
+
+/** An FxbotError raised here: `code` and its status come from the code table. */
+function fxbotError(code, message) {
+  const error = new Error(message);
+  error.name = 'FxbotError';
+  error.status = FXBOT_CODES[code];
+  error.code = code;
+  return error;
+}
 
 /** True for a bot id: 12 lowercase hex characters. */
 export function isBotId(value) {
@@ -114,13 +114,7 @@ export async function createFxbot(options = {}) {
   });
   let closed = false;
 
-  const closedError = () => {
-    const error = new Error('this fxbot was closed');
-    error.name = 'FxbotError';
-    error.status = 409;
-    error.code = 'FXBOT_CLOSED';
-    return error;
-  };
+  const closedError = () => fxbotError('FXBOT_CLOSED', 'this fxbot was closed');
 
   async function* stream(botId, cursor, { sessionId, signal, follow = true } = {}) {
     let at = cursor;

@@ -18,6 +18,7 @@ use crate::gateway::{
 use crate::Code;
 
 use super::protocol::{ModelProtocol, StreamDecoder};
+use super::secrets::Secrets;
 
 use crate::caps::cancel::{Cancel, Cancelled};
 use crate::caps::http::read_capped;
@@ -158,6 +159,8 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
     let mut renewed: Option<HttpRequest> = None;
     loop {
         let request = renewed.as_ref().unwrap_or(request);
+        // No error text repeats the credential the request carries.
+        let secrets = Secrets::of(request);
         let fail = |error| StepFailure {
             error,
             partial_text: String::new(),
@@ -222,7 +225,7 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
                         || matches!(error, StepError::Cancelled | StepError::Decode(_))
                     {
                         return Err(StepFailure {
-                            error,
+                            error: secrets.scrub_step(error),
                             partial_text,
                         });
                     }
@@ -230,6 +233,7 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
                 }
             },
         };
+        let error = secrets.scrub_step(error);
         if let (StepError::Http(http), Some(reauth), None) = (&error, reauth, &renewed) {
             if http.status() == Some(401) {
                 if let Some(token) = reauth.renew().await {

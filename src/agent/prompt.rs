@@ -19,9 +19,8 @@ pub struct Resource {
 }
 
 /// An image the user sends with a turn. The log keeps it as an image of the user turn (with its
-/// bytes as a snapshot), the model gets it as an image part of the user message. Only builds
-/// with feature `bot` carry images (fx-core and fx-term take none: js/agent.js refuses image
-/// blocks).
+/// bytes as a snapshot), the model gets it as an image part of the user message. (The bots send
+/// them; `createFxAgent` and the terminal take none: js/agent.js refuses image blocks.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptImage {
     /// Where it came from (a file name): the log's `path`.
@@ -35,26 +34,22 @@ pub struct PromptImage {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Prompt {
     pub text: String,
-    #[cfg(feature = "bot")]
     pub images: Vec<PromptImage>,
 }
 
 impl Prompt {
     /// A prompt of text alone.
     #[must_use]
-    // Without the `bot` feature the text is the only field, and the update is needless.
-    #[allow(clippy::needless_update)]
     pub fn text(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
-            ..Self::default()
+            images: Vec::new(),
         }
     }
 
     /// Nothing to send: no text but spaces, and no image.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        #[cfg(feature = "bot")]
         if !self.images.is_empty() {
             return false;
         }

@@ -17,22 +17,16 @@ use crate::log::appender::{Environment, NewSession, TurnCommit};
 use crate::log::checkpoint::RecoveryCheckpoint;
 use crate::log::event::PreferencesChange;
 use crate::log::layout::Mark;
-#[cfg(feature = "bot")]
 use base64::Engine as _;
 
-#[cfg(feature = "bot")]
 use crate::gateway::prompt::ImagePart;
-#[cfg(feature = "bot")]
-use crate::log::turn::Image;
-use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
-#[cfg(feature = "bot")]
+use crate::log::turn::{HistoryTurn, Image, InterruptedTurn, TerminalReason};
 use crate::log::types::DurableBytes;
 use crate::log::types::Preferences;
 use crate::log::{LogError, SessionLog, SessionState};
 use crate::Code;
 
 use super::modes::Mode;
-#[cfg(feature = "bot")]
 use super::prompt::PromptImage;
 use crate::caps::{Host, HostEvent, StoreError};
 
@@ -205,13 +199,12 @@ impl LiveSession {
         }
     }
 
-    /// Stages the images of a new user turn (feature `bot`): each gets the session's next image id and its
-    /// bytes a snapshot the log writes with the turn. Returns the turn's images and the parts
-    /// the model gets for them.
+    /// Stages the images of a new user turn: each gets the session's next image id and its bytes
+    /// a snapshot the log writes with the turn. Returns the turn's images and the parts the
+    /// model gets for them.
     ///
     /// # Errors
     /// [`SessionError::Log`] for an image the log cannot keep (over 16 MiB).
-    #[cfg(feature = "bot")]
     pub fn stage_images(
         &mut self,
         images: Vec<PromptImage>,

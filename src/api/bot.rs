@@ -11,6 +11,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, spawn_local};
 
+use crate::bot::engine::chat::Outgoing;
 use crate::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use crate::bot::FxbotError;
 use crate::gateway::ChatEndpoint;
@@ -44,6 +45,29 @@ fn text(value: &JsValue) -> String {
 
 fn done<T: Serialize>(result: Result<T, FxbotError>) -> Result<JsValue, JsValue> {
     result.map(|v| to_js(&v)).map_err(|e| fxbot_error(&e))
+}
+
+/// One row of the code table as js/fxbot/ takes it.
+#[derive(Serialize)]
+struct CodeRow {
+    code: &'static str,
+    status: u16,
+}
+
+/// The bots rows of the one code table (`FXBOT_*` with their statuses): scripts/build.mjs
+/// writes them into the package as `fxbot/codes.js`, which js/fxbot/ reads them from.
+#[wasm_bindgen(js_name = fxbotCodes)]
+pub fn fxbot_codes() -> JsValue {
+    let rows: Vec<CodeRow> = crate::Code::ALL
+        .iter()
+        .filter_map(|code| {
+            code.status().map(|status| CodeRow {
+                code: code.as_str(),
+                status,
+            })
+        })
+        .collect();
+    to_js(&rows)
 }
 
 /// The bots engine.
@@ -269,9 +293,11 @@ impl FxbotCore {
         let (bot, message) = (text(&bot), json(&message));
         let engine = self.engine.clone();
         future_to_promise(async move {
-            let message = message.map_err(|e| fxbot_error(&e))?;
+            let message = message
+                .and_then(|m| Outgoing::from_json(&m))
+                .map_err(|e| fxbot_error(&e))?;
             let (sent, pending) = engine
-                .send(&bot, &message)
+                .send(&bot, message)
                 .await
                 .map_err(|e| fxbot_error(&e))?;
             if let Some(pending) = pending {

@@ -1,15 +1,16 @@
 //! The tools every bot gets in part 1 (fxbot DESIGN §4.5), a [`ToolSet`] bound to the bot whose
 //! chat runs them: `chat_history` (this chat's earlier messages, newest first or ranked by a
-//! query's words), `library_list` and `library_read` (the bot's files).
+//! query's words), `library_list` and `library_read` (the bot's files). A call's arguments are
+//! decoded once, into a [`BotCall`], when the model makes it.
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::caps::acp::ToolKind;
 use crate::caps::{Cancel, DocStore, SessionStore};
 use crate::gateway::ToolDefinition;
 use crate::log::view::TurnView;
-use crate::tools::set::{Prepared, PreparedCall, ToolSet};
-use crate::tools::terminal::{Status, ToolRecord};
+use crate::tools::set::{Prepared, PreparedCall, Status, ToolOutcome, ToolSet};
 
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
@@ -79,22 +80,118 @@ pub fn definitions() -> Vec<ToolDefinition> {
     .collect()
 }
 
-fn failure(message: String) -> ToolRecord {
-    ToolRecord {
-        status: Status::Failure,
-        output: json!({"error": message}).to_string(),
-        exit_code: None,
-        cancelled: false,
+/// A call of a bot tool, its arguments decoded (the `limit`s clamped to their ranges).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotCall {
+    ChatHistory {
+        query: String,
+        /// Only messages before this one (`msg:` prefix taken off).
+        before: Option<String>,
+        limit: usize,
+    },
+    LibraryList {
+        query: Option<String>,
+        limit: usize,
+    },
+    LibraryRead {
+        id: LibraryId,
+        offset: usize,
+        length: usize,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HistoryArgs {
+    query: Option<String>,
+    before: Option<String>,
+    limit: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    query: Option<String>,
+    limit: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    id: Option<String>,
+    offset: Option<u64>,
+    length: Option<u64>,
+}
+
+fn clamp(n: Option<u64>, max: u64, default: u64) -> usize {
+    usize::try_from(n.unwrap_or(default).clamp(1, max)).unwrap_or(1)
+}
+
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+impl BotCall {
+    /// Decodes the model's arguments for tool `name` (one of the three), or the failure it
+    /// reads back.
+    fn decode(name: &str, arguments_json: &str) -> Result<BotCall, ToolOutcome> {
+        let text = if arguments_json.trim().is_empty() || arguments_json.trim() == "null" {
+            "{}"
+        } else {
+            arguments_json
+        };
+        let shape = || failure(format!("the arguments of {name} must be a JSON object"));
+        let value: Value = serde_json::from_str(text).map_err(|_| shape())?;
+        if !value.is_object() {
+            return Err(shape());
+        }
+        let invalid = |e: serde_json::Error| failure(format!("the arguments of {name}: {e}"));
+        match name {
+            CHAT_HISTORY => {
+                let args: HistoryArgs = serde_json::from_value(value).map_err(invalid)?;
+                Ok(BotCall::ChatHistory {
+                    query: args.query.unwrap_or_default(),
+                    before: args
+                        .before
+                        .map(|b| b.strip_prefix("msg:").unwrap_or(&b).to_owned()),
+                    limit: clamp(args.limit, 20, 8),
+                })
+            }
+            LIBRARY_LIST => {
+                let args: ListArgs = serde_json::from_value(value).map_err(invalid)?;
+                Ok(BotCall::LibraryList {
+                    query: args.query,
+                    limit: clamp(args.limit, 50, 20),
+                })
+            }
+            _ => {
+                let args: ReadArgs = serde_json::from_value(value).map_err(invalid)?;
+                let Some(id) = args.id else {
+                    return Err(failure(
+                        "library_read needs the id of a file (see library_list)".to_owned(),
+                    ));
+                };
+                let Ok(id) = LibraryId::parse(&id) else {
+                    return Err(failure(format!(
+                        "{id:?} is not a library id (12 hex characters)"
+                    )));
+                };
+                Ok(BotCall::LibraryRead {
+                    id,
+                    offset: to_usize(args.offset.unwrap_or(0)),
+                    length: to_usize(args.length.unwrap_or(MAX_READ).clamp(1, MAX_READ)),
+                })
+            }
+        }
     }
 }
 
-fn success(output: String) -> ToolRecord {
-    ToolRecord {
-        status: Status::Success,
-        output: cap(output),
-        exit_code: None,
-        cancelled: false,
-    }
+fn failure(message: String) -> ToolOutcome {
+    ToolOutcome::failure(json!({"error": message}).to_string())
+}
+
+fn success(output: String) -> ToolOutcome {
+    ToolOutcome::success(cap(output))
 }
 
 fn cap(mut text: String) -> String {
@@ -114,11 +211,6 @@ fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
-}
-
-fn limit(args: &Value, max: u64, default: u64) -> usize {
-    let n = args.get("limit").and_then(Value::as_u64).unwrap_or(default);
-    usize::try_from(n.clamp(1, max)).unwrap_or(1)
 }
 
 /// One earlier message of the chat.
@@ -176,20 +268,19 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
         Ok(out)
     }
 
-    async fn chat_history(&self, args: &Value) -> ToolRecord {
+    async fn chat_history(&self, query: &str, before: Option<&str>, limit: usize) -> ToolOutcome {
         let entries = match self.entries().await {
             Ok(entries) => entries,
             Err(message) => return failure(format!("the chat could not be read: {message}")),
         };
         let mut entries: Vec<(usize, Entry)> = entries.into_iter().enumerate().collect();
-        if let Some(before) = args.get("before").and_then(Value::as_str) {
-            let id = before.strip_prefix("msg:").unwrap_or(before);
+        if let Some(id) = before {
             match entries.iter().position(|(_, e)| e.message_id == id) {
                 Some(at) => entries.truncate(at),
-                None => return failure(format!("there is no message {before} in this chat")),
+                None => return failure(format!("there is no message msg:{id} in this chat")),
             }
         }
-        let query = words(args.get("query").and_then(Value::as_str).unwrap_or(""));
+        let query = words(query);
         if query.is_empty() {
             entries.reverse();
         } else {
@@ -200,7 +291,7 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
             entries.retain(|(_, e)| score(e) > 0);
             entries.sort_by(|(ia, a), (ib, b)| score(b).cmp(&score(a)).then(ib.cmp(ia)));
         }
-        entries.truncate(limit(args, 20, 8));
+        entries.truncate(limit);
         if entries.is_empty() {
             return success("No earlier messages match.".to_owned());
         }
@@ -234,17 +325,17 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
         Ok(out)
     }
 
-    async fn library_list(&self, args: &Value) -> ToolRecord {
+    async fn library_list(&self, query: Option<&str>, limit: usize) -> ToolOutcome {
         let mut items = match self.items().await {
             Ok(items) => items,
             Err(message) => return failure(format!("the library could not be read: {message}")),
         };
-        if let Some(query) = args.get("query").and_then(Value::as_str) {
+        if let Some(query) = query {
             let query = query.to_lowercase();
             items.retain(|i| i.name.to_lowercase().contains(&query));
         }
         items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
-        items.truncate(limit(args, 50, 20));
+        items.truncate(limit);
         if items.is_empty() {
             return success("The library has no files yet.".to_owned());
         }
@@ -255,14 +346,8 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
         success(lines.join("\n"))
     }
 
-    async fn library_read(&self, args: &Value) -> ToolRecord {
-        let Some(id) = args.get("id").and_then(Value::as_str) else {
-            return failure("library_read needs the id of a file (see library_list)".to_owned());
-        };
-        let Ok(id) = LibraryId::parse(id) else {
-            return failure(format!("{id:?} is not a library id (12 hex characters)"));
-        };
-        let item = match load::<ItemDoc, D>(self.docs, &library::item_key(&id)).await {
+    async fn library_read(&self, id: &LibraryId, offset: usize, length: usize) -> ToolOutcome {
+        let item = match load::<ItemDoc, D>(self.docs, &library::item_key(id)).await {
             Ok(Some(item)) if item.doc.bot_id.as_deref() == Some(self.bot.as_str()) => item.doc,
             Ok(_) => return failure(format!("there is no file {id} in your library")),
             Err(e) => return failure(e.to_string()),
@@ -273,23 +358,13 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
                 item.name, item.media_type, item.size
             ));
         }
-        let bytes = match self.docs.doc_load(&library::blob_key(&id)).await {
+        let bytes = match self.docs.doc_load(&library::blob_key(id)).await {
             Ok(Some(blob)) => blob.bytes,
             Ok(None) => return failure(format!("the bytes of {} are missing", item.name)),
             Err(e) => return failure(e.to_string()),
         };
         let text = String::from_utf8_lossy(&bytes);
-        let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0);
-        let length = args
-            .get("length")
-            .and_then(Value::as_u64)
-            .unwrap_or(MAX_READ)
-            .clamp(1, MAX_READ);
-        let (slice, next) = library::text_slice(
-            &text,
-            usize::try_from(offset).unwrap_or(usize::MAX),
-            usize::try_from(length).unwrap_or(usize::MAX),
-        );
+        let (slice, next) = library::text_slice(&text, offset, length);
         let mut out = slice.to_owned();
         if let Some(next) = next {
             out.push_str(&format!("\n[more from offset {next}]"));
@@ -299,6 +374,8 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
 }
 
 impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
+    type Arguments = BotCall;
+
     fn definitions(&self) -> Vec<ToolDefinition> {
         definitions()
     }
@@ -310,51 +387,41 @@ impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
         }
     }
 
-    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared {
+    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<BotCall> {
         let title = name.to_owned();
         if ![CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ].contains(&name) {
             return Prepared {
                 title,
-                call: Err(ToolRecord::unavailable(name)),
+                call: Err(ToolOutcome::unavailable(name)),
             };
         }
-        let args: Value = match serde_json::from_str(arguments_json) {
-            Ok(value @ Value::Object(_)) => value,
-            Ok(Value::Null) | Err(_) if arguments_json.trim().is_empty() => json!({}),
-            _ => {
-                return Prepared {
-                    title,
-                    call: Err(failure(format!(
-                        "the arguments of {name} must be a JSON object"
-                    ))),
-                }
+        // The bot tools only read: none is put to the user (no permission key).
+        let call = BotCall::decode(name, arguments_json).map(|arguments| PreparedCall {
+            name: name.to_owned(),
+            arguments,
+            permission_key: None,
+        });
+        Prepared { title, call }
+    }
+
+    async fn run(&self, call: &PreparedCall<BotCall>, _cancel: &Cancel) -> ToolOutcome {
+        match &call.arguments {
+            BotCall::ChatHistory {
+                query,
+                before,
+                limit,
+            } => self.chat_history(query, before.as_deref(), *limit).await,
+            BotCall::LibraryList { query, limit } => {
+                self.library_list(query.as_deref(), *limit).await
             }
-        };
-        Prepared {
-            title,
-            call: Ok(PreparedCall {
-                name: name.to_owned(),
-                key: args.to_string(),
-            }),
+            BotCall::LibraryRead { id, offset, length } => {
+                self.library_read(id, *offset, *length).await
+            }
         }
     }
 
-    fn needs_permission(&self, _call: &PreparedCall) -> bool {
-        false
-    }
-
-    async fn run(&self, call: &PreparedCall, _cancel: &Cancel) -> ToolRecord {
-        let args: Value = serde_json::from_str(&call.key).unwrap_or_else(|_| json!({}));
-        match call.name.as_str() {
-            CHAT_HISTORY => self.chat_history(&args).await,
-            LIBRARY_LIST => self.library_list(&args).await,
-            LIBRARY_READ => self.library_read(&args).await,
-            other => ToolRecord::unavailable(other),
-        }
-    }
-
-    fn cancelled(&self, call: &PreparedCall) -> ToolRecord {
-        ToolRecord {
+    fn cancelled(&self, call: &PreparedCall<BotCall>) -> ToolOutcome {
+        ToolOutcome {
             status: Status::Failure,
             output: json!({"error": format!("{} was cancelled", call.name)}).to_string(),
             exit_code: None,

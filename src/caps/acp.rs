@@ -1,11 +1,13 @@
 //! The Agent Client Protocol shapes a turn yields (`session/update` payloads) and the permission
 //! request a host answers.
 //!
-//! Field names and enum values are ACP's (camelCase keys, snake_case values); fx's stop reasons
-//! (`end_turn`, `max_output_tokens`, `max_model_turns`, `refused`, `cancelled`) are kept as fx
-//! names them.
+//! Field names and enum values are ACP's (camelCase keys, snake_case values), the stop reasons
+//! too ([`StopReason`]: `end_turn`, `max_tokens`, `max_turn_requests`, `refusal`, `cancelled`),
+//! at every JS surface: the agent's `turn.result`, the terminal's handle and the bots' stream.
+//! (fx's own names for them, `max_output_tokens`, `max_model_turns` and `refused`, belong to the
+//! session log, which records how a turn ended in its own terms and never a stop reason.)
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One `session/update` payload (`params.update` in ACP).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -127,25 +129,53 @@ pub enum ToolStatus {
     Failed,
 }
 
-/// Why a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Why a turn ended: ACP's `StopReason`, the one stop reason of the agent, the terminal and the
+/// bots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
+    /// The model finished its answer.
     EndTurn,
-    MaxOutputTokens,
-    MaxModelTurns,
-    Refused,
+    /// The model hit its output limit (fx: `max_output_tokens`).
+    MaxTokens,
+    /// The turn reached its step limit (fx: `max_model_turns`).
+    MaxTurnRequests,
+    /// The model refused (a content filter; fx: `refused`).
+    Refusal,
+    /// The turn was cancelled.
     Cancelled,
 }
 
 impl StopReason {
+    /// The wire name.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             StopReason::EndTurn => "end_turn",
-            StopReason::MaxOutputTokens => "max_output_tokens",
-            StopReason::MaxModelTurns => "max_model_turns",
-            StopReason::Refused => "refused",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::MaxTurnRequests => "max_turn_requests",
+            StopReason::Refusal => "refusal",
             StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The tokens a model reported: one step's (`turn.usage` events) or a turn's sum (the agent's
+/// `turn.result.usage`, a bot turn's `usage`). The one usage type of every front end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// `self + other`, saturating.
+    #[must_use]
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
         }
     }
 }

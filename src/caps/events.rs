@@ -3,6 +3,8 @@
 
 use serde::{Serialize, Serializer};
 
+use super::acp::Usage;
+
 /// Diagnostics for the host's `onEvent`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
@@ -32,8 +34,8 @@ pub enum HostEvent {
     #[serde(rename = "turn.usage", rename_all = "camelCase")]
     Usage {
         turn: u32,
-        input_tokens: u64,
-        output_tokens: u64,
+        #[serde(flatten)]
+        usage: Usage,
     },
     /// A stored config value was applied (`source` is `restore`) or changed (`sdk`, `terminal`).
     #[serde(rename = "config.changed")]
@@ -134,8 +136,10 @@ mod tests {
             (
                 HostEvent::Usage {
                     turn: 3,
-                    input_tokens: 10,
-                    output_tokens: 2,
+                    usage: Usage {
+                        input_tokens: 10,
+                        output_tokens: 2,
+                    },
                 },
                 r#"{"type":"turn.usage","turn":3,"inputTokens":10,"outputTokens":2}"#,
             ),

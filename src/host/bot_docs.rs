@@ -6,8 +6,8 @@ use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::bot::Code;
 use crate::caps::{DocStore, DocStoreError, ListedDoc, StoredDoc};
+use crate::Code;
 
 use super::js_host::error_message;
 
@@ -44,7 +44,7 @@ fn get(object: &JsValue, key: &str) -> JsValue {
 
 fn failure(key: &str, method: &'static str, error: &JsValue) -> DocStoreError {
     let code = get(error, "code").as_string();
-    if code.as_deref() == Some(Code::StoreRevisionConflict.as_str()) {
+    if code.as_deref() == Some(Code::BotStoreRevisionConflict.as_str()) {
         return DocStoreError::Conflict {
             key: key.to_owned(),
         };

@@ -21,7 +21,7 @@ use super::SCHEMA;
 use crate::bot::cursor::Cursor;
 use crate::bot::ids::{LibraryId, MessageId};
 use crate::bot::replay::{SavedInput, TurnMeta};
-use crate::bot::stream::{LineError, SavedFile, StopReason, Usage};
+use crate::bot::stream::{Ending, LineError, SavedFile, Usage};
 
 /// Where a message's turn stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,7 +51,7 @@ pub struct MessageRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<StopReason>,
+    pub stop_reason: Option<Ending>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,12 +141,23 @@ pub enum ClaimOutcome {
     TurnTaken { at_least: u32 },
 }
 
+/// What became of a claim of this process whose stored state is not what happened: its write
+/// failed, or timed out and may have landed later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnClaim {
+    /// Its `send` was refused before the turn ran: the claim is taken back, so the message
+    /// can be sent again.
+    Withdraw,
+    /// Its turn ended so, but the record of it failed.
+    Finish(TurnOutcome),
+}
+
 /// How a turn ended, for [`ChatDoc::finish`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnOutcome {
     pub state: MessageState,
     pub ended_at: String,
-    pub stop_reason: Option<StopReason>,
+    pub stop_reason: Option<Ending>,
     pub usage: Option<Usage>,
     pub error: Option<LineError>,
 }
@@ -237,6 +248,65 @@ impl ChatDoc {
             sent,
             settled: running,
         }
+    }
+
+    /// Sets right the claims of `owner` (this process) before it claims again: a claim listed
+    /// in `unsettled` is withdrawn or finished as it says; any other `running` claim of
+    /// `owner` is marked interrupted at `at`, since this process runs no turn of the bot while
+    /// it claims (it holds the bot's lock). Returns whether anything changed.
+    pub fn settle_own(
+        &mut self,
+        owner: &str,
+        unsettled: &BTreeMap<MessageId, OwnClaim>,
+        at: &str,
+    ) -> bool {
+        let mut changed = false;
+        for (id, claim) in unsettled {
+            match claim {
+                OwnClaim::Withdraw => {
+                    let ours = self
+                        .messages
+                        .get(id)
+                        .is_some_and(|r| r.owner == owner && r.state == MessageState::Running);
+                    if ours {
+                        self.messages.remove(id);
+                        changed = true;
+                    }
+                }
+                OwnClaim::Finish(outcome) => {
+                    changed |= self.finish(id, owner, outcome.clone());
+                }
+            }
+        }
+        for record in self.messages.values_mut() {
+            if record.owner == owner && record.state == MessageState::Running {
+                record.state = MessageState::Interrupted;
+                record.ended_at = Some(at.to_owned());
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// What the claims of `session_id` hold for turns `from..to` that the log does not have:
+    /// each turn's saved input (`""` for a number no record holds) and what to note for it.
+    pub fn unlogged_turns(&self, session_id: &str, from: u32, to: u32) -> Vec<(String, String)> {
+        (from..to)
+            .map(|turn| {
+                let record = self
+                    .messages
+                    .values()
+                    .find(|r| r.session_id == session_id && r.turn == turn);
+                let input = record.map(|r| r.input.clone()).unwrap_or_default();
+                let note = match record.and_then(|r| r.error.as_ref()) {
+                    Some(error) => format!("{} ({})", error.message, error.code),
+                    None => {
+                        "This turn did not reach the chat: it ended before it was saved.".to_owned()
+                    }
+                };
+                (input, note)
+            })
+            .collect()
     }
 
     /// Puts the library ids of a message's saved files in its claim (§8.1 step 8). False when

@@ -28,7 +28,7 @@ fn done() -> TurnOutcome {
     TurnOutcome {
         state: MessageState::Done,
         ended_at: "2026-12-01T00:00:05.000Z".into(),
-        stop_reason: Some(StopReason::EndTurn),
+        stop_reason: Some(Ending::Stopped(crate::bot::stream::StopReason::EndTurn)),
         usage: Some(Usage {
             input_tokens: 12,
             output_tokens: 3,

@@ -1,22 +1,36 @@
 //! `chat.send` and `chat.stop` (fxbot DESIGN §8.1): the checks, the `messageId` claim, the
-//! chat's fx session, the files saved to the library, and the turn itself over the AI Gateway
-//! protocol with the bot tools; its updates go to the bot's live journal.
+//! chat's fx session, the files saved to the library, and the turn itself, which the engine's
+//! [`crate::agent::Agent`] runs from the bot's [`TurnPlan`] (the AI Gateway protocol, the bot
+//! tools, the bot's instructions and provider credential); its updates go to the bot's live
+//! journal.
+//!
+//! The chat's session is opened through the agent for each turn and let go after it, so a turn
+//! left unfinished (a closed page) is settled as the agent settles one. A claim or record this
+//! process could not store is set right by the bot's next claim ([`OwnClaim`]), so one failed
+//! write never leaves the bot answering 409.
 
+use std::collections::BTreeMap;
+
+use futures::channel::oneshot;
 use serde_json::Value;
 
 use crate::agent::context::ContextPolicy;
+use crate::agent::front::Loaded;
 use crate::agent::modes::Mode;
 use crate::agent::prompt::{Prompt, PromptImage};
 use crate::agent::protocol::AiGateway;
-use crate::agent::session::{LiveSession, SessionError};
-use crate::agent::turn::{run_turn, TurnSettings, DEFAULT_STEP_LIMIT};
-use crate::caps::{Cancel, DocStore, Host, WithUi};
+use crate::agent::session::SessionError;
+use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
+use crate::agent::AgentError;
+use crate::caps::acp::{StopReason, Usage};
+use crate::caps::{DocStore, Host};
+use crate::log::event::PreferencesChange;
 use crate::log::types::{Preferences, Provider};
 use crate::log::view::TurnView;
 
 use super::super::docs::bot::BotDoc;
 use super::super::docs::chat::{
-    ChatDoc, Claim, ClaimOutcome, MessageState, OtherClaims, Sent, TurnOutcome,
+    ChatDoc, Claim, ClaimOutcome, MessageState, OtherClaims, OwnClaim, Sent, TurnOutcome,
 };
 use super::super::docs::keys;
 use super::super::error::{Entity, FxbotError};
@@ -26,23 +40,54 @@ use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
 use super::super::settings::{secret_key, SecretDoc};
 use super::super::store::{self, load, store_error, Step};
-use super::super::stream::{SavedFile, StopReason, TurnStart, Usage};
+use super::super::stream::{Ending, SavedFile, TurnStart};
 use super::super::tools::BotTools;
-use super::super::upload::{check_message, message_id, FileKind};
-use super::ui::{prompt_text, BotUi, LockGuard};
+use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
+use super::ui::{prompt_text, LockGuard};
 use super::{not_found, Fxbot, Running};
+
+/// Rounds of settling turns the log lacks before a claim gives up (each round settles every
+/// turn it finds missing; more rounds mean other processes keep claiming meanwhile).
+const CLAIM_ROUNDS: u32 = 4;
+
+/// A message as `chat.send` takes it: its `messageId`, and the rest checked (or why it was
+/// refused: reported after the duplicate check, so a retry of a sent message still reaches its
+/// turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub message_id: MessageId,
+    pub message: Result<CheckedMessage, MessageError>,
+}
+
+impl Outgoing {
+    /// The message a caller passed (`{ text?, messageId, files? }`).
+    ///
+    /// # Errors
+    /// 400 for a missing or malformed `messageId`.
+    pub fn from_json(message: &Value) -> Result<Self, FxbotError> {
+        Ok(Outgoing {
+            message_id: message_id(message)?,
+            message: check_message(message),
+        })
+    }
+}
+
+/// How a bot's turns reach the model: its model id and its provider's credential.
+struct Route {
+    model: String,
+    token: Option<String>,
+    team: Option<String>,
+}
 
 /// A turn `send` claimed and prepared; [`Fxbot::run`] runs it.
 pub struct PendingTurn {
     bot: BotId,
     message_id: MessageId,
-    session: LiveSession,
-    turn: u32,
+    session_id: String,
+    turn_id: u32,
     prompt: Prompt,
     system: String,
-    token: Option<String>,
-    team: Option<String>,
-    cancel: Cancel,
+    route: Route,
 }
 
 impl std::fmt::Debug for PendingTurn {
@@ -50,132 +95,363 @@ impl std::fmt::Debug for PendingTurn {
         f.debug_struct("PendingTurn")
             .field("bot", &self.bot)
             .field("message_id", &self.message_id)
-            .field("turn", &self.turn)
+            .field("session_id", &self.session_id)
             .finish_non_exhaustive()
     }
 }
 
+/// A claim's outcome, with what the log lacks when the turn number is taken.
+struct Claimed {
+    outcome: ClaimOutcome,
+    unlogged: Vec<(String, String)>,
+}
+
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// `chat.send(botId, message)`: resolves once the turn has started (or with the earlier
-    /// turn of the same `messageId`, `duplicate: true`); the turn is [`PendingTurn`], which the
-    /// caller runs with [`Fxbot::run`].
+    /// turn of the same `messageId`, `duplicate: true`, also when that one is still being
+    /// sent from this process); the turn is [`PendingTurn`], which the caller runs with
+    /// [`Fxbot::run`].
     ///
     /// # Errors
     /// 400 for the id, the message, no provider or no model; 404 for an unknown bot; 409 while
-    /// another message's turn runs for this bot (in this process or, by its claim, another).
+    /// another message's turn runs for this bot (in this process or, by its claim, another);
+    /// 500 when a store fails.
     pub async fn send(
         &self,
         bot: &str,
-        message: &Value,
+        message: Outgoing,
     ) -> Result<(Sent, Option<PendingTurn>), FxbotError> {
         self.check_open()?;
         let id = BotId::parse(bot)?;
-        let message_id = message_id(message)?;
+        let Outgoing {
+            message_id,
+            message,
+        } = message;
         let bot_doc = self.bot_doc(&id).await?.doc;
         let chat = load::<ChatDoc, D>(&self.docs, &keys::chat(&id)).await?;
         if let Some(sent) = chat.as_ref().and_then(|c| c.doc.sent(&message_id)) {
-            return Ok((sent, None));
-        }
-        let checked = check_message(message)?;
-        let (model, token, team) = self.route(&bot_doc).await?;
-        // The in-process lock, taken before the first await that follows.
-        let cancel = Cancel::new();
-        {
-            let mut state = self.state.borrow_mut();
-            if let Some(running) = state.running.get(&id) {
-                return Err(FxbotError::Busy {
-                    running: running
-                        .message_id
-                        .as_ref()
-                        .map_or_else(|| "another message".to_owned(), ToString::to_string),
-                });
+            if !self.is_withdrawn(&id, &message_id) {
+                return Ok((sent, None));
             }
-            state.running.insert(
-                id.clone(),
-                Running {
-                    message_id: Some(message_id.clone()),
-                    cancel: cancel.clone(),
-                },
-            );
         }
+        if let Some(joined) = self.join(&id, &message_id) {
+            return joined.await.map(|sent| (sent, None));
+        }
+        let checked = message?;
+        let route = self.route(&bot_doc).await?;
+        // The in-process lock, taken before the first await that follows.
+        let taken = {
+            let mut state = self.state.borrow_mut();
+            match state.running.get(&id) {
+                Some(running) if running.message_id.as_ref() == Some(&message_id) => None,
+                Some(running) => {
+                    return Err(FxbotError::Busy {
+                        running: running.message_id.as_ref().map(ToString::to_string),
+                    })
+                }
+                None => {
+                    state.last_turn_id = state.last_turn_id.wrapping_add(1);
+                    let turn_id = state.last_turn_id;
+                    state.running.insert(
+                        id.clone(),
+                        Running {
+                            message_id: Some(message_id.clone()),
+                            cancel: self.agent.register_turn(turn_id),
+                            sent: None,
+                            joiners: Vec::new(),
+                        },
+                    );
+                    Some(turn_id)
+                }
+            }
+        };
+        let Some(turn_id) = taken else {
+            // The same message began to be sent meanwhile: its answer is ours.
+            return match self.join(&id, &message_id) {
+                Some(joined) => joined.await.map(|sent| (sent, None)),
+                None => Err(FxbotError::Busy {
+                    running: Some(message_id.to_string()),
+                }),
+            };
+        };
         let mut guard = LockGuard {
             state: &self.state,
             bot: id.clone(),
             armed: true,
         };
-        let session = self.chat_session(&id, &bot_doc, &model).await?;
-        let turn = u32::try_from(session.state().history.len() + 1).unwrap_or(u32::MAX);
-        let at = self.now();
-        let claim = Claim {
-            message_id: message_id.clone(),
-            session_id: session.id().to_owned(),
-            turn,
-            input: checked.text.clone(),
-            skills: Vec::new(),
-            at: at.clone(),
-            owner: self.config.owner.clone(),
+        let result = self
+            .claim_and_start(&id, &message_id, &checked, &bot_doc, route, turn_id)
+            .await;
+        let joiners = {
+            let mut state = self.state.borrow_mut();
+            state
+                .running
+                .get_mut(&id)
+                .map(|running| {
+                    if let Ok((sent, _)) = &result {
+                        running.sent = Some(Sent {
+                            duplicate: true,
+                            ..sent.clone()
+                        });
+                    }
+                    std::mem::take(&mut running.joiners)
+                })
+                .unwrap_or_default()
         };
-        let outcome = store::update::<ChatDoc, D, ClaimOutcome>(
+        for joiner in joiners {
+            let answer = match &result {
+                Ok((sent, _)) => Ok(Sent {
+                    duplicate: true,
+                    ..sent.clone()
+                }),
+                Err(error) => Err(error.clone()),
+            };
+            let _ = joiner.send(answer);
+        }
+        match result {
+            Ok((sent, Some(pending))) => {
+                guard.armed = false;
+                Ok((sent, Some(pending)))
+            }
+            Ok((sent, None)) => {
+                self.agent.unregister_turn(turn_id);
+                Ok((sent, None))
+            }
+            Err(error) => {
+                self.agent.unregister_turn(turn_id);
+                Err(error)
+            }
+        }
+    }
+
+    /// A second `send` of the message this process is sending for `bot`: resolves with its
+    /// `Sent` (or its error) once the first one has it.
+    fn join(
+        &self,
+        bot: &BotId,
+        message_id: &MessageId,
+    ) -> Option<impl std::future::Future<Output = Result<Sent, FxbotError>>> {
+        let mut state = self.state.borrow_mut();
+        let running = state.running.get_mut(bot)?;
+        if running.message_id.as_ref() != Some(message_id) {
+            return None;
+        }
+        let (sender, receiver) = oneshot::channel();
+        match &running.sent {
+            Some(sent) => {
+                let _ = sender.send(Ok(sent.clone()));
+            }
+            None => running.joiners.push(sender),
+        }
+        Some(async move {
+            receiver.await.unwrap_or_else(|_| {
+                Err(FxbotError::Internal {
+                    message: "the first send of this message ended without an answer".to_owned(),
+                })
+            })
+        })
+    }
+
+    /// True when this process took back its claim of `message_id` (its send failed before the
+    /// turn ran), so the message may be sent again.
+    fn is_withdrawn(&self, bot: &BotId, message_id: &MessageId) -> bool {
+        self.state
+            .borrow()
+            .unsettled
+            .get(bot)
+            .and_then(|claims| claims.get(message_id))
+            .is_some_and(|claim| *claim == OwnClaim::Withdraw)
+    }
+
+    fn unsettle(&self, bot: &BotId, message_id: &MessageId, claim: OwnClaim) {
+        self.state
+            .borrow_mut()
+            .unsettled
+            .entry(bot.clone())
+            .or_default()
+            .insert(message_id.clone(), claim);
+    }
+
+    /// Steps 6–10 of `send` under the in-process lock: the session, the claim, the files, the
+    /// journal's `turn_start`.
+    async fn claim_and_start(
+        &self,
+        id: &BotId,
+        message_id: &MessageId,
+        checked: &CheckedMessage,
+        bot: &BotDoc,
+        route: Route,
+        turn_id: u32,
+    ) -> Result<(Sent, Option<PendingTurn>), FxbotError> {
+        let (mut loaded, opened_as) = self.chat_session(bot, &route.model).await?;
+        let at = self.now();
+        let mut rounds = 0;
+        let sent = loop {
+            rounds += 1;
+            let turn = u32::try_from(loaded.turns + 1 + usize::from(loaded.unfinished))
+                .unwrap_or(u32::MAX);
+            let claim = Claim {
+                message_id: message_id.clone(),
+                session_id: loaded.session_id.clone(),
+                turn,
+                input: checked.text.clone(),
+                skills: Vec::new(),
+                at: at.clone(),
+                owner: self.config.owner.clone(),
+            };
+            let renamed = (opened_as != loaded.session_id).then_some(opened_as.as_str());
+            let claimed = match self.claim(id, claim, renamed).await {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    // The write may land after its deadline: take it back next time.
+                    self.unsettle(id, message_id, OwnClaim::Withdraw);
+                    self.agent.release_session(&loaded.session_id);
+                    return Err(error);
+                }
+            };
+            match claimed.outcome {
+                ClaimOutcome::Claimed { sent, .. } => break sent,
+                ClaimOutcome::Duplicate(sent) => {
+                    self.agent.release_session(&loaded.session_id);
+                    return Ok((sent, None));
+                }
+                ClaimOutcome::Busy { running } => {
+                    self.agent.release_session(&loaded.session_id);
+                    return Err(FxbotError::Busy {
+                        running: Some(running.to_string()),
+                    });
+                }
+                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => {
+                    // Claimed turns that never reached the log (a send or a save that failed):
+                    // settle them into it as interrupted turns, then claim after them.
+                    self.settle_chat(&mut loaded, claimed.unlogged).await?;
+                }
+                ClaimOutcome::TurnTaken { .. } => {
+                    self.agent.release_session(&loaded.session_id);
+                    return Err(FxbotError::Busy { running: None });
+                }
+            }
+        };
+        if loaded.unfinished {
+            // The turn a closed page left running is ours to settle now (its claim was).
+            if let Err(error) = self.settle_chat(&mut loaded, Vec::new()).await {
+                self.settle_failed(id, message_id, &error).await;
+                return Err(error);
+            }
+        }
+        match self
+            .start_turn(
+                id,
+                message_id,
+                checked,
+                &loaded.session_id,
+                sent.turn,
+                &at,
+                bot,
+            )
+            .await
+        {
+            Ok((prompt, system)) => {
+                self.state
+                    .borrow_mut()
+                    .turn_bots
+                    .insert(turn_id, id.clone());
+                let pending = PendingTurn {
+                    bot: id.clone(),
+                    message_id: message_id.clone(),
+                    session_id: loaded.session_id,
+                    turn_id,
+                    prompt,
+                    system,
+                    route,
+                };
+                Ok((sent, Some(pending)))
+            }
+            Err(error) => {
+                self.agent.release_session(&loaded.session_id);
+                self.settle_failed(id, message_id, &error).await;
+                Err(error)
+            }
+        }
+    }
+
+    /// The claim itself, by compare-and-set on `chat/<botId>`: this process's own claims set
+    /// right first, the session's new id put in its records when it continued as a fork.
+    async fn claim(
+        &self,
+        id: &BotId,
+        claim: Claim,
+        renamed_from: Option<&str>,
+    ) -> Result<Claimed, FxbotError> {
+        let unsettled: BTreeMap<MessageId, OwnClaim> = self
+            .state
+            .borrow()
+            .unsettled
+            .get(id)
+            .cloned()
+            .unwrap_or_default();
+        let owner = self.config.owner.clone();
+        let at = claim.at.clone();
+        let claimed = store::update::<ChatDoc, D, Claimed>(
             &self.docs,
-            &keys::chat(&id),
+            &keys::chat(id),
             || Some(ChatDoc::default()),
             |doc| {
                 let doc = doc.ok_or_else(|| FxbotError::Internal {
                     message: "no chat document".to_owned(),
                 })?;
-                Ok(match doc.claim(claim.clone(), OtherClaims::Live) {
-                    claimed @ ClaimOutcome::Claimed { .. } => Step::Write(claimed),
-                    other => Step::Keep(other),
+                let mut changed = doc.settle_own(&owner, &unsettled, &at);
+                if let Some(from) = renamed_from {
+                    changed |= doc.rename_session(from, &claim.session_id) > 0;
+                }
+                let outcome = doc.claim(claim.clone(), OtherClaims::Live);
+                let unlogged = match &outcome {
+                    ClaimOutcome::TurnTaken { at_least } => {
+                        doc.unlogged_turns(&claim.session_id, claim.turn, *at_least)
+                    }
+                    _ => Vec::new(),
+                };
+                let write = changed || matches!(outcome, ClaimOutcome::Claimed { .. });
+                let claimed = Claimed { outcome, unlogged };
+                Ok(if write {
+                    Step::Write(claimed)
+                } else {
+                    Step::Keep(claimed)
                 })
             },
         )
         .await?;
-        let sent = match outcome {
-            ClaimOutcome::Claimed { sent, .. } => sent,
-            ClaimOutcome::Duplicate(sent) => return Ok((sent, None)),
-            ClaimOutcome::Busy { running } => {
-                return Err(FxbotError::Busy {
-                    running: running.to_string(),
-                })
-            }
-            ClaimOutcome::TurnTaken { .. } => {
-                return Err(FxbotError::Busy {
-                    running: "a turn another process claimed and has not saved yet".to_owned(),
-                })
-            }
+        let mut state = self.state.borrow_mut();
+        if let Some(claims) = state.unsettled.get_mut(id) {
+            claims.retain(|message, _| !unsettled.contains_key(message));
+        }
+        Ok(claimed)
+    }
+
+    /// Settles the chat's session through the agent (a turn left unfinished, then `unlogged`
+    /// turns as interrupted ones) and reads its counts again.
+    async fn settle_chat(
+        &self,
+        loaded: &mut Loaded,
+        unlogged: Vec<(String, String)>,
+    ) -> Result<(), FxbotError> {
+        let now = self
+            .agent
+            .settle_session(&loaded.session_id, unlogged)
+            .await?;
+        let turns = self
+            .agent
+            .change_session(&now, |session, _| Ok(session.state().history.len()))?;
+        *loaded = Loaded {
+            session_id: now,
+            turns,
+            unfinished: false,
         };
-        let result = self
-            .start_turn(&id, &message_id, &checked, session, turn, &at, &bot_doc)
-            .await;
-        let (session, prompt, system) = match result {
-            Ok(started) => started,
-            Err(error) => {
-                self.settle_failed(&id, &message_id, &error).await;
-                return Err(error);
-            }
-        };
-        guard.armed = false;
-        Ok((
-            sent,
-            Some(PendingTurn {
-                bot: id,
-                message_id,
-                session,
-                turn,
-                prompt,
-                system,
-                token,
-                team,
-                cancel,
-            }),
-        ))
+        Ok(())
     }
 
     /// The model and credential of a bot's turn.
-    async fn route(
-        &self,
-        bot: &BotDoc,
-    ) -> Result<(String, Option<String>, Option<String>), FxbotError> {
+    async fn route(&self, bot: &BotDoc) -> Result<Route, FxbotError> {
         let Some(provider_id) = &bot.fields.provider else {
             return Err(FxbotError::NoProvider);
         };
@@ -194,42 +470,43 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             .await?
             .map(|l| l.doc);
         let token = secret.and_then(|s| s.api_key.or(s.access_token));
-        Ok((model, token, provider.team_id))
+        Ok(Route {
+            model,
+            token,
+            team: provider.team_id,
+        })
     }
 
-    /// The bot's chat session: its current one, or a new one (not stored until its first turn
-    /// ends).
+    /// The bot's chat session, opened through the agent: its current one, or a new one (not
+    /// stored until its first turn ends). Returns it and the id it was opened as (a session
+    /// the agent held unsaved may have continued as a fork when it was saved).
     async fn chat_session(
         &self,
-        id: &BotId,
         bot: &BotDoc,
         model: &str,
-    ) -> Result<LiveSession, FxbotError> {
-        let session_error = |e: SessionError| FxbotError::StoreFailed {
-            key: bot.session_id.clone().unwrap_or_default(),
-            method: "load",
-            message: e.to_string(),
-        };
+    ) -> Result<(Loaded, String), FxbotError> {
         if let Some(session_id) = &bot.session_id {
-            match LiveSession::open(&self.host, session_id, Mode::Ask).await {
-                Ok(mut session) => {
+            match self.agent.load_session(session_id, Mode::Ask).await {
+                Ok(loaded) => {
                     // A new model for the bot (or its provider's default) goes on in the same
                     // chat, as a preferences change in the log.
-                    if session.state().preferences.model != model {
-                        let change = crate::log::event::PreferencesChange {
-                            provider: None,
-                            model: Some(model.to_owned()),
-                            effort: None,
-                            fast_mode: None,
-                        };
-                        session
-                            .change_preferences(&self.host, change)
-                            .map_err(session_error)?;
-                    }
-                    return Ok(session);
+                    self.agent
+                        .change_session(&loaded.session_id, |session, host| {
+                            if session.state().preferences.model != model {
+                                let change = PreferencesChange {
+                                    provider: None,
+                                    model: Some(model.to_owned()),
+                                    effort: None,
+                                    fast_mode: None,
+                                };
+                                session.change_preferences(host, change)?;
+                            }
+                            Ok(())
+                        })?;
+                    return Ok((loaded, session_id.clone()));
                 }
-                Err(SessionError::NotFound(_)) => {}
-                Err(other) => return Err(session_error(other)),
+                Err(AgentError::Session(SessionError::NotFound(_))) => {}
+                Err(other) => return Err(other.into()),
             }
         }
         let preferences = Preferences {
@@ -238,33 +515,38 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             fast_mode: false,
             provider: Provider::Gateway,
         };
-        LiveSession::create(&self.host, &format!("/fxbot/{id}"), preferences, Mode::Ask)
-            .map_err(session_error)
+        let session_id =
+            self.agent
+                .start_session(&format!("/fxbot/{}", bot.id), preferences, Mode::Ask)?;
+        let loaded = Loaded {
+            session_id: session_id.clone(),
+            turns: 0,
+            unfinished: false,
+        };
+        Ok((loaded, session_id))
     }
 
     /// After the claim: the bot's `sessionId`, the files in the library, the journal's
-    /// `turn_start`.
+    /// `turn_start`. Returns the prompt and the system prompt.
     #[allow(clippy::too_many_arguments)]
     async fn start_turn(
         &self,
         id: &BotId,
         message_id: &MessageId,
-        checked: &super::super::upload::CheckedMessage,
-        session: LiveSession,
+        checked: &CheckedMessage,
+        session_id: &str,
         turn: u32,
         at: &str,
         bot: &BotDoc,
-    ) -> Result<(LiveSession, Prompt, String), FxbotError> {
-        let session_id = session.id().to_owned();
-        if bot.session_id.as_deref() != Some(session_id.as_str()) {
-            let sid = session_id.clone();
+    ) -> Result<(Prompt, String), FxbotError> {
+        if bot.session_id.as_deref() != Some(session_id) {
             store::update::<BotDoc, D, ()>(
                 &self.docs,
                 &keys::bot(id),
                 || None,
                 |doc| {
                     let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
-                    doc.session_id = Some(sid.clone());
+                    doc.session_id = Some(session_id.to_owned());
                     Ok(Step::Write(()))
                 },
             )
@@ -282,7 +564,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 &file.bytes,
                 Origin {
                     bot_id: Some(id.to_string()),
-                    session_id: Some(session_id.clone()),
+                    session_id: Some(session_id.to_owned()),
                     message_id: Some(message_id.to_string()),
                 },
                 &[],
@@ -325,7 +607,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let has_files = !saved.is_empty();
         let start = TurnStart {
             cursor: super::super::cursor::Cursor::START,
-            session_id,
+            session_id: session_id.to_owned(),
             turn,
             message_id: message_id.to_string(),
             at: at.to_owned(),
@@ -344,7 +626,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             &bot.fields.instructions,
             bot.handoff.as_deref(),
         );
-        Ok((session, Prompt { text, images }, system))
+        Ok((Prompt { text, images }, system))
     }
 
     /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).
@@ -367,129 +649,116 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         .await
     }
 
+    /// Records how a claimed message's turn ended; a record that cannot be stored now is
+    /// stored by the bot's next claim.
+    async fn finish_claim(
+        &self,
+        id: &BotId,
+        message_id: &MessageId,
+        outcome: TurnOutcome,
+        renamed: Option<(&str, &str)>,
+    ) {
+        let owner = self.config.owner.clone();
+        let recorded = self
+            .update_chat(id, |doc| {
+                doc.finish(message_id, &owner, outcome.clone());
+                if let Some((from, to)) = renamed {
+                    doc.rename_session(from, to);
+                }
+            })
+            .await;
+        if recorded.is_err() {
+            self.unsettle(id, message_id, OwnClaim::Finish(outcome));
+        }
+    }
+
     /// Marks a claimed message interrupted with `error` (its turn never ran).
     async fn settle_failed(&self, id: &BotId, message_id: &MessageId, error: &FxbotError) {
         let outcome = TurnOutcome {
             state: MessageState::Interrupted,
             ended_at: self.now(),
-            stop_reason: Some(StopReason::Error),
+            stop_reason: Some(Ending::Error),
             usage: None,
             error: Some(error.to_line_error()),
         };
-        let owner = self.config.owner.clone();
-        let _ = self
-            .update_chat(id, |doc| {
-                doc.finish(message_id, &owner, outcome.clone());
-            })
-            .await;
+        self.finish_claim(id, message_id, outcome, None).await;
     }
 
-    /// Runs a turn `send` prepared, to its end: the journal gets its lines and `turn_end`, the
-    /// claim its outcome, the bot its preview.
+    /// Runs a turn `send` prepared, to its end, through the agent: the journal gets its lines
+    /// and `turn_end`, the claim its outcome, the bot its preview.
     pub async fn run(&self, pending: PendingTurn) {
         let PendingTurn {
             bot,
             message_id,
-            mut session,
-            turn,
+            session_id,
+            turn_id,
             prompt,
             system,
-            token,
-            team,
-            cancel,
+            route,
         } = pending;
-        let old_session = session.id().to_owned();
-        let ui_host = WithUi {
-            host: self.host.clone(),
-            ui: BotUi {
-                state: &self.state,
-                bot: bot.clone(),
-            },
-        };
         let tools = BotTools {
             sessions: &self.host,
             docs: &self.docs,
             bot: &bot,
-            session_id: &old_session,
+            session_id: &session_id,
         };
         let protocol = AiGateway {
             endpoint: &self.config.endpoint,
         };
-        let settings = TurnSettings {
+        let plan = TurnPlan {
             protocol: &protocol,
+            tools: &tools,
             system_prompt: &system,
-            token: token.as_deref(),
-            team: team.as_deref(),
+            token: route.token.as_deref(),
+            team: route.team.as_deref(),
             reauth: None,
             model_info: None,
             workspace: None,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
         };
-        let turn_future: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> =
-            Box::pin(run_turn(
-                &ui_host,
-                &tools,
-                &cancel,
-                &mut session,
-                &settings,
-                turn,
-                prompt,
-            ));
-        let result = turn_future.await;
-        let (stop, usage, error, forked) = match result {
+        let result = self
+            .agent
+            .run_plan(&session_id, turn_id, prompt, &plan)
+            .await;
+        let (ending, usage, error, now) = match result {
             Ok(end) => (
-                StopReason::from_agent(end.stop_reason),
-                Usage {
-                    input_tokens: end.usage.input_tokens,
-                    output_tokens: end.usage.output_tokens,
-                },
+                Ending::Stopped(end.stop_reason),
+                end.usage,
                 None,
-                end.forked_from.is_some(),
+                end.session_id,
             ),
             Err(error) => {
-                let line = super::super::stream::LineError {
-                    status: 502,
-                    code: super::super::error::Code::ProviderFailed
-                        .as_str()
-                        .to_owned(),
-                    message: error.to_string(),
-                };
-                (StopReason::Error, Usage::default(), Some(line), false)
+                let line = FxbotError::from(error).to_line_error();
+                let now = self.followed(&session_id);
+                (Ending::Error, Usage::default(), Some(line), now)
             }
         };
-        let stop = if cancel.is_cancelled() && error.is_none() {
-            StopReason::Cancelled
-        } else {
-            stop
+        let state = match ending {
+            Ending::Stopped(StopReason::EndTurn | StopReason::MaxTokens) => MessageState::Done,
+            Ending::Stopped(_) | Ending::Error => MessageState::Interrupted,
         };
-        let state = if stop == StopReason::EndTurn || stop == StopReason::MaxTokens {
-            MessageState::Done
-        } else {
-            MessageState::Interrupted
-        };
-        let new_session = session.id().to_owned();
-        let reply = match session.log().view().turns.last() {
-            Some(TurnView::Assistant(t)) => t.assistant.clone(),
-            Some(TurnView::Interrupted(t)) => t.assistant.clone().unwrap_or_default(),
-            _ => String::new(),
-        };
+        let reply = self
+            .agent
+            .change_session(&now, |session, _| {
+                Ok(match session.log().view().turns.last() {
+                    Some(TurnView::Assistant(t)) => t.assistant.clone(),
+                    Some(TurnView::Interrupted(t)) => t.assistant.clone().unwrap_or_default(),
+                    _ => String::new(),
+                })
+            })
+            .unwrap_or_default();
+        self.agent.release_session(&now);
+        let forked = now != session_id;
         let outcome = TurnOutcome {
             state,
             ended_at: self.now(),
-            stop_reason: Some(stop),
+            stop_reason: Some(ending),
             usage: Some(usage),
             error: error.clone(),
         };
-        let owner = self.config.owner.clone();
-        let _ = self
-            .update_chat(&bot, |doc| {
-                doc.finish(&message_id, &owner, outcome.clone());
-                if forked {
-                    doc.rename_session(&old_session, &new_session);
-                }
-            })
-            .await;
+        let renamed = forked.then_some((session_id.as_str(), now.as_str()));
+        self.finish_claim(&bot, &message_id, outcome, renamed).await;
         let at = self.now();
         let _ = store::update::<BotDoc, D, ()>(
             &self.docs,
@@ -499,7 +768,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 if let Some(doc) = doc {
                     doc.record_reply(&reply, &at);
                     if forked {
-                        doc.session_id = Some(new_session.clone());
+                        doc.session_id = Some(now.clone());
                     }
                 }
                 Ok(Step::Write(()))
@@ -509,11 +778,25 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         {
             let mut state = self.state.borrow_mut();
             if let Some(journal) = state.journals.get_mut(&bot) {
-                journal.end(stop, usage, error);
+                journal.end(ending, usage, error);
             }
             state.running.remove(&bot);
+            state.turn_bots.remove(&turn_id);
         }
         self.notify();
+    }
+
+    /// The id session `id` goes on under: the end of the forks the agent reported from it.
+    fn followed(&self, id: &str) -> String {
+        let state = self.state.borrow();
+        let mut now = id.to_owned();
+        for _ in 0..state.forks.len() {
+            match state.forks.get(&now) {
+                Some(to) => now.clone_from(to),
+                None => break,
+            }
+        }
+        now
     }
 
     /// `chat.stop(botId)`: cancels this process's running turn of the bot; false when none

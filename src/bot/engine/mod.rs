@@ -19,16 +19,19 @@ pub mod stream;
 mod ui;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use futures::channel::oneshot;
 use serde_json::Value;
 
 use crate::agent::time::rfc3339_ms;
-use crate::caps::{Cancel, DocStore, Host};
+use crate::agent::{Agent, AgentConfig};
+use crate::caps::{Cancel, DocStore, Host, WithUi};
 use crate::gateway::ChatEndpoint;
 
 use super::docs::bot::{list_order, BotDoc, Profile};
+use super::docs::chat::{OwnClaim, Sent};
 use super::docs::keys;
 use super::error::{Entity, FxbotError};
 use super::fields::{Color, Fields, FieldsPatch, PatchFor};
@@ -55,16 +58,29 @@ pub fn default_library_url(id: &str) -> String {
     format!("/api/library/{id}/file")
 }
 
-/// A turn running in this process.
+/// A turn running in this process (from its `send` on: the in-process lock).
 struct Running {
     message_id: Option<MessageId>,
     cancel: Cancel,
+    /// The turn's `Sent` once its claim is stored (a second `send` of the message gets it).
+    sent: Option<Sent>,
+    /// Second `send`s of the same message that came before the claim was stored.
+    joiners: Vec<oneshot::Sender<Result<Sent, FxbotError>>>,
 }
 
 #[derive(Default)]
 struct State {
     closed: bool,
     running: HashMap<BotId, Running>,
+    /// The bot of each turn the agent runs for this engine (its updates go to that journal).
+    turn_bots: HashMap<u32, BotId>,
+    /// The last turn id given out.
+    last_turn_id: u32,
+    /// Claims of this process whose stored state is not what happened (a write failed or
+    /// timed out), set right by the next claim of the bot.
+    unsettled: HashMap<BotId, BTreeMap<MessageId, OwnClaim>>,
+    /// Sessions that continued as forks (`from` → `to`), as the agent reported them.
+    forks: HashMap<String, String>,
     journals: HashMap<BotId, Journal>,
     /// Bumped by `release(bot)`: a stream of an older epoch ends.
     epochs: HashMap<BotId, u64>,
@@ -72,12 +88,14 @@ struct State {
     signins: HashMap<String, signin::SignIn>,
 }
 
-/// The engine.
+/// The engine. Its turns run through the [`Agent`], over the host with the bots' UI
+/// ([`ui::BotUi`]: updates go to the bot's live journal).
 pub struct Fxbot<H: Host + Clone, D: DocStore> {
     host: H,
     docs: D,
     config: EngineConfig,
-    state: RefCell<State>,
+    state: Rc<RefCell<State>>,
+    agent: Agent<WithUi<H, ui::BotUi<H>>>,
 }
 
 fn not_found(what: Entity, id: &impl ToString) -> FxbotError {
@@ -89,11 +107,23 @@ fn not_found(what: Entity, id: &impl ToString) -> FxbotError {
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub fn new(host: H, docs: D, config: EngineConfig) -> Self {
+        let state = Rc::new(RefCell::new(State::default()));
+        let agent = Agent::new(
+            WithUi {
+                host: host.clone(),
+                ui: ui::BotUi {
+                    state: state.clone(),
+                    events: host.clone(),
+                },
+            },
+            AgentConfig::for_plans(config.endpoint.clone()),
+        );
         Fxbot {
             host,
             docs,
             config,
-            state: RefCell::new(State::default()),
+            state,
+            agent,
         }
     }
 
@@ -262,9 +292,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 let updated = doc.update(&patch, pins.iter().map(|(b, p)| (b, *p)))?;
                 if updated.changed.provider && busy {
                     *doc = before;
-                    return Err(FxbotError::Busy {
-                        running: "the running turn".to_owned(),
-                    });
+                    return Err(FxbotError::Busy { running: None });
                 }
                 if updated.needs_handoff {
                     *doc = before;

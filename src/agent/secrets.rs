@@ -1,0 +1,147 @@
+//! The credentials a model request carries, kept out of every error text the agent records or
+//! reports: a provider that echoes the key it was sent ("Incorrect API key provided: sk-…")
+//! has it replaced by `[redacted]` before the text reaches a retry event, a turn's error, the
+//! session's turn notes or a bot's chat.
+
+use crate::caps::HttpRequest;
+use crate::gateway::error::ProviderError;
+use crate::gateway::StreamError;
+
+use super::model::{ResponseFailure, StepError};
+
+/// What stands in for a secret.
+pub const REDACTED: &str = "[redacted]";
+
+/// A secret shorter than this is not looked for (it would match ordinary words).
+const MIN_SECRET_CHARS: usize = 8;
+
+/// The secrets of one request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Secrets(Vec<String>);
+
+impl Secrets {
+    /// The credentials `request` carries: the values of its authorization, key and token
+    /// headers, and a bearer's or basic credential's token alone.
+    #[must_use]
+    pub fn of(request: &HttpRequest) -> Self {
+        let mut secrets = Vec::new();
+        for (name, value) in &request.headers {
+            let name = name.to_ascii_lowercase();
+            if !(name.contains("auth") || name.contains("key") || name.contains("token")) {
+                continue;
+            }
+            let value = value.trim();
+            if let Some((scheme, token)) = value.split_once(' ') {
+                if scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("basic") {
+                    secrets.push(token.trim().to_owned());
+                }
+            }
+            secrets.push(value.to_owned());
+        }
+        Self::from_values(secrets)
+    }
+
+    /// `values` as secrets (the longest first, so a secret that holds another is replaced
+    /// whole).
+    #[must_use]
+    pub fn from_values(values: impl IntoIterator<Item = String>) -> Self {
+        let mut values: Vec<String> = values
+            .into_iter()
+            .filter(|v| v.chars().count() >= MIN_SECRET_CHARS)
+            .collect();
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        values.dedup();
+        Secrets(values)
+    }
+
+    /// `text` with every secret replaced by [`REDACTED`].
+    #[must_use]
+    pub fn scrub(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for secret in &self.0 {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    fn scrub_in_place(&self, text: &mut String) {
+        if self.0.iter().any(|s| text.contains(s.as_str())) {
+            *text = self.scrub(text);
+        }
+    }
+
+    /// `error` with every secret taken out of its texts.
+    #[must_use]
+    pub fn scrub_step(&self, mut error: StepError) -> StepError {
+        match &mut error {
+            StepError::Http(error) => self.scrub_provider(error),
+            StepError::Network(message) => self.scrub_in_place(message),
+            StepError::Response(ResponseFailure::Provider(error)) => self.scrub_stream(error),
+            StepError::Cancelled
+            | StepError::Response(ResponseFailure::Finished(_) | ResponseFailure::Incomplete)
+            | StepError::Decode(_) => {}
+        }
+        error
+    }
+
+    fn scrub_provider(&self, error: &mut ProviderError) {
+        match error {
+            ProviderError::Http {
+                detail,
+                code,
+                provider,
+                ..
+            } => {
+                self.scrub_in_place(detail);
+                for text in [code, provider].into_iter().flatten() {
+                    self.scrub_in_place(text);
+                }
+            }
+            ProviderError::ConnectionDropped { detail } => self.scrub_in_place(detail),
+            ProviderError::ErrorBodyTooLarge { .. } => {}
+        }
+    }
+
+    fn scrub_stream(&self, error: &mut StreamError) {
+        self.scrub_in_place(&mut error.message);
+        if let Some(code) = &mut error.code {
+            self.scrub_in_place(code);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::caps::Method;
+
+    #[test]
+    fn a_request_s_credentials_are_scrubbed_from_errors() {
+        let request = HttpRequest {
+            method: Method::Post,
+            url: "https://example.test/".into(),
+            headers: vec![
+                ("authorization".into(), "Bearer sk-live-0123456789".into()),
+                ("x-api-key".into(), "k-abcdefghij".into()),
+                ("content-type".into(), "application/json".into()),
+                ("x-team".into(), "t".into()),
+            ],
+            body: Vec::new(),
+        };
+        let secrets = Secrets::of(&request);
+        let error = StepError::Http(ProviderError::from_http(
+            401,
+            br#"{"error":{"message":"Incorrect API key provided: sk-live-0123456789 (also k-abcdefghij)"}}"#,
+        ));
+        let text = secrets.scrub_step(error).to_string();
+        assert_eq!(
+            text,
+            "HTTP 401: Incorrect API key provided: [redacted] (also [redacted])"
+        );
+        assert_eq!(secrets.scrub("application/json"), "application/json");
+        // Short values are no secrets.
+        assert_eq!(Secrets::from_values(["abc".to_owned()]).scrub("abc"), "abc");
+    }
+}

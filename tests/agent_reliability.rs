@@ -356,7 +356,7 @@ fn a_command_cancelled_while_it_ran_ends_and_is_recorded() {
         })
         .unwrap();
     assert_eq!(last.0, ToolStatus::Failed);
-    assert_eq!(last.1.unwrap()["cancelled"], true);
+    assert!(last.1.unwrap().cancelled);
     let HistoryTurn::Interrupted(turn) = &history(host.stored(&id))[0] else {
         panic!("not interrupted")
     };

@@ -327,13 +327,19 @@ fn user_images_reach_the_model_and_the_log() {
     let agent = Agent::new(host.clone(), AgentConfig::from_env(&env(), None).unwrap());
     let id = block_on(agent.create_session()).unwrap().session_id;
     let png = b"\x89PNG\r\n\x1a\nred".to_vec();
+    // The front end stages its images on the session; the turn takes them.
+    let stage = |images: Vec<PromptImage>| {
+        agent
+            .change_session(&id, |session, _| Ok(session.stage_images(images)?))
+            .unwrap()
+    };
     let prompt = Prompt {
         text: "what is this?".into(),
-        images: vec![PromptImage {
+        images: stage(vec![PromptImage {
             name: "red.png".into(),
             media_type: "image/png".into(),
             bytes: png.clone(),
-        }],
+        }]),
     };
     let end = block_on(agent.prompt_with(&id, 1, prompt)).unwrap();
     assert_eq!(end.stop_reason, StopReason::EndTurn);
@@ -368,11 +374,11 @@ fn user_images_reach_the_model_and_the_log() {
     // The next image of the session is number 2.
     let again = Prompt {
         text: String::new(),
-        images: vec![PromptImage {
+        images: stage(vec![PromptImage {
             name: "b.png".into(),
             media_type: "image/png".into(),
             bytes: b"\x89PNG\r\n\x1a\nblue".to_vec(),
-        }],
+        }]),
     };
     block_on(agent.prompt_with(&id, 2, again)).unwrap();
     let log = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();

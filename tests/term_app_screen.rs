@@ -714,9 +714,11 @@ fn turn_summary_shows_the_usage_the_gateway_reported() {
         .events
         .iter()
         .filter_map(|e| match e {
-            fx_wasm::caps::HostEvent::Usage { usage, .. } => {
-                Some((usage.input_tokens, usage.output_tokens))
-            }
+            fx_wasm::caps::HostEvent::Usage {
+                input_tokens,
+                output_tokens,
+                ..
+            } => Some((*input_tokens, *output_tokens)),
             _ => None,
         })
         .collect();

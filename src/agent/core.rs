@@ -495,9 +495,11 @@ impl<H: Host> Agent<H> {
         if token.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
+        let session = self.take(id)?;
         let catalog = self.catalog.borrow().clone();
-        let model = self.model_of(id)?;
-        let model_info = catalog.as_ref().and_then(|c| c.get(&model));
+        let model_info = catalog
+            .as_ref()
+            .and_then(|c| c.get(&session.state().preferences.model));
         let window = model_info.and_then(|m| m.effective_context_window());
         let mut policy = self.config.policy;
         policy.budget_tokens =
@@ -525,17 +527,8 @@ impl<H: Host> Agent<H> {
             policy,
             step_limit: self.config.step_limit,
         };
-        self.run_registered(id, turn_id, prompt, &plan, cancel)
+        self.run_taken(id, session, turn_id, prompt, &plan, cancel)
             .await
-    }
-
-    /// The model of an open session (its error when it is not open, or busy).
-    fn model_of(&self, id: &str) -> Result<String, AgentError> {
-        match self.sessions.borrow().get(id) {
-            Some(Slot::Idle(session)) => Ok(session.state().preferences.model.clone()),
-            Some(Slot::Busy) => Err(AgentError::Busy(id.to_owned())),
-            None => Err(AgentError::NoSession(id.to_owned())),
-        }
     }
 
     /// Makes turn `turn_id` cancellable before its prompt starts running: a host that starts a

@@ -59,7 +59,7 @@ impl<H: Host> Agent<H> {
         result
     }
 
-    pub(super) async fn run_registered<P: ModelProtocol, T: ToolSet>(
+    async fn run_registered<P: ModelProtocol, T: ToolSet>(
         &self,
         id: &str,
         turn_id: u32,
@@ -71,7 +71,21 @@ impl<H: Host> Agent<H> {
         if prompt.is_empty() {
             return Err(AgentError::EmptyPrompt);
         }
-        let mut session = self.take(id)?;
+        let session = self.take(id)?;
+        self.run_taken(id, session, turn_id, prompt, plan, cancel)
+            .await
+    }
+
+    /// Runs the turn on `session`, taken out of slot `id`, and puts it back.
+    pub(super) async fn run_taken<P: ModelProtocol, T: ToolSet>(
+        &self,
+        id: &str,
+        mut session: Box<LiveSession>,
+        turn_id: u32,
+        prompt: Prompt,
+        plan: &TurnPlan<'_, P, T>,
+        cancel: &Cancel,
+    ) -> Result<PromptEnd, AgentError> {
         // Boxed so the turn's large state machine is not copied into every caller's future.
         let turn: Pin<Box<dyn Future<Output = _> + '_>> = Box::pin(run_turn(
             &self.host,

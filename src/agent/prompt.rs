@@ -3,6 +3,9 @@
 
 use serde::Deserialize;
 
+use crate::gateway::prompt::ImagePart;
+use crate::log::turn::Image;
+
 /// An ACP prompt content block, as js/agent.js normalizes it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -18,9 +21,11 @@ pub struct Resource {
     pub text: Option<String>,
 }
 
-/// An image the user sends with a turn. The log keeps it as an image of the user turn (with its
-/// bytes as a snapshot), the model gets it as an image part of the user message. (The bots send
-/// them; `createFxAgent` and the terminal take none: js/agent.js refuses image blocks.)
+/// An image the user sends with a turn, before it is staged on the session
+/// ([`super::session::LiveSession::stage_images`]). The log keeps it as an image of the user
+/// turn (with its bytes as a snapshot), the model gets it as an image part of the user message.
+/// (The bots send them; `createFxAgent` and the terminal take none: js/agent.js refuses image
+/// blocks.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptImage {
     /// Where it came from (a file name): the log's `path`.
@@ -30,11 +35,19 @@ pub struct PromptImage {
     pub bytes: Vec<u8>,
 }
 
-/// The user's side of a turn.
+/// An image staged on the session a turn runs in: the log's record of it (its bytes wait in
+/// the log until the turn is written) and the part the model gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedImage {
+    pub logged: Image,
+    pub part: ImagePart,
+}
+
+/// The user's side of a turn: the text, and the images the front end staged on the session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Prompt {
     pub text: String,
-    pub images: Vec<PromptImage>,
+    pub images: Vec<StagedImage>,
 }
 
 impl Prompt {

@@ -20,38 +20,40 @@ const MIN_SECRET_CHARS: usize = 8;
 pub struct Secrets(Vec<String>);
 
 impl Secrets {
-    /// The credentials `request` carries: the values of its authorization, key and token
-    /// headers, and a bearer's or basic credential's token alone.
+    /// The credentials `request` carries: its `authorization` and `x-api-key` headers (of a
+    /// bearer or basic credential, the token).
     #[must_use]
     pub fn of(request: &HttpRequest) -> Self {
-        let mut secrets = Vec::new();
-        for (name, value) in &request.headers {
-            let name = name.to_ascii_lowercase();
-            if !(name.contains("auth") || name.contains("key") || name.contains("token")) {
-                continue;
+        Self::from_values(request.headers.iter().filter_map(|(name, value)| {
+            if !(name.eq_ignore_ascii_case("authorization")
+                || name.eq_ignore_ascii_case("x-api-key"))
+            {
+                return None;
             }
             let value = value.trim();
-            if let Some((scheme, token)) = value.split_once(' ') {
-                if scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("basic") {
-                    secrets.push(token.trim().to_owned());
+            let token = match value.split_once(' ') {
+                Some((scheme, token))
+                    if scheme.eq_ignore_ascii_case("bearer")
+                        || scheme.eq_ignore_ascii_case("basic") =>
+                {
+                    token.trim()
                 }
-            }
-            secrets.push(value.to_owned());
-        }
-        Self::from_values(secrets)
+                _ => value,
+            };
+            Some(token.to_owned())
+        }))
     }
 
-    /// `values` as secrets (the longest first, so a secret that holds another is replaced
-    /// whole).
+    /// `values` as secrets.
     #[must_use]
     pub fn from_values(values: impl IntoIterator<Item = String>) -> Self {
-        let mut values: Vec<String> = values
-            .into_iter()
-            .filter(|v| v.chars().count() >= MIN_SECRET_CHARS)
-            .collect();
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        values.dedup();
-        Secrets(values)
+        let mut secrets: Vec<String> = Vec::new();
+        for value in values {
+            if value.chars().count() >= MIN_SECRET_CHARS && !secrets.contains(&value) {
+                secrets.push(value);
+            }
+        }
+        Secrets(secrets)
     }
 
     /// `text` with every secret replaced by [`REDACTED`].
@@ -77,9 +79,10 @@ impl Secrets {
     pub fn scrub_step(&self, mut error: StepError) -> StepError {
         match &mut error {
             StepError::Http(error) => self.scrub_provider(error),
-            StepError::Network(message) => self.scrub_in_place(message),
             StepError::Response(ResponseFailure::Provider(error)) => self.scrub_stream(error),
+            // The host's own words about a connection, and what the decoder saw: no echo.
             StepError::Cancelled
+            | StepError::Network(_)
             | StepError::Response(ResponseFailure::Finished(_) | ResponseFailure::Incomplete)
             | StepError::Decode(_) => {}
         }
@@ -99,8 +102,7 @@ impl Secrets {
                     self.scrub_in_place(text);
                 }
             }
-            ProviderError::ConnectionDropped { detail } => self.scrub_in_place(detail),
-            ProviderError::ErrorBodyTooLarge { .. } => {}
+            ProviderError::ConnectionDropped { .. } | ProviderError::ErrorBodyTooLarge { .. } => {}
         }
     }
 

@@ -140,8 +140,7 @@ struct Turn<'a, H: Host, T: ToolSet, P: ModelProtocol> {
 ///
 /// # Errors
 /// A [`TurnError`] when the model request failed for good or the session could not be saved;
-/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it. An
-/// image the log cannot keep fails the turn before anything is sent.
+/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it.
 pub(super) async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
     host: &H,
     cancel: &Cancel,
@@ -150,9 +149,12 @@ pub(super) async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
     turn_id: u32,
     prompt: Prompt,
 ) -> Result<TurnEnd, TurnError> {
-    let (images, image_parts) = session.stage_images(prompt.images)?;
     let mut parts = vec![UserPart::Text(prompt.text.clone())];
-    parts.extend(image_parts.into_iter().map(UserPart::Image));
+    let mut images = Vec::with_capacity(prompt.images.len());
+    for staged in prompt.images {
+        images.push(staged.logged);
+        parts.push(UserPart::Image(staged.part));
+    }
     let mut turn = Turn {
         host,
         tools: plan.tools,
@@ -375,10 +377,7 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
         self.input_tokens = self.input_tokens.saturating_add(usage.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(usage.output_tokens);
         self.usage = self.usage.plus(usage);
-        self.host.event(HostEvent::Usage {
-            turn: self.turn_id,
-            usage,
-        });
+        self.host.event(HostEvent::usage(self.turn_id, usage));
     }
 
     fn assistant(&mut self, text: String) -> HistoryTurn {

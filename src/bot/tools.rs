@@ -135,20 +135,19 @@ impl BotCall {
     /// Decodes the model's arguments for tool `name` (one of the three), or the failure it
     /// reads back.
     fn decode(name: &str, arguments_json: &str) -> Result<BotCall, ToolOutcome> {
-        let text = if arguments_json.trim().is_empty() || arguments_json.trim() == "null" {
-            "{}"
-        } else {
-            arguments_json
+        let text = match arguments_json.trim() {
+            "" | "null" => "{}",
+            text => text,
         };
-        let shape = || failure(format!("the arguments of {name} must be a JSON object"));
-        let value: Value = serde_json::from_str(text).map_err(|_| shape())?;
-        if !value.is_object() {
-            return Err(shape());
+        if !text.starts_with('{') {
+            return Err(failure(format!(
+                "the arguments of {name} must be a JSON object"
+            )));
         }
         let invalid = |e: serde_json::Error| failure(format!("the arguments of {name}: {e}"));
         match name {
             CHAT_HISTORY => {
-                let args: HistoryArgs = serde_json::from_value(value).map_err(invalid)?;
+                let args: HistoryArgs = serde_json::from_str(text).map_err(invalid)?;
                 Ok(BotCall::ChatHistory {
                     query: args.query.unwrap_or_default(),
                     before: args
@@ -158,14 +157,14 @@ impl BotCall {
                 })
             }
             LIBRARY_LIST => {
-                let args: ListArgs = serde_json::from_value(value).map_err(invalid)?;
+                let args: ListArgs = serde_json::from_str(text).map_err(invalid)?;
                 Ok(BotCall::LibraryList {
                     query: args.query,
                     limit: clamp(args.limit, 50, 20),
                 })
             }
             _ => {
-                let args: ReadArgs = serde_json::from_value(value).map_err(invalid)?;
+                let args: ReadArgs = serde_json::from_str(text).map_err(invalid)?;
                 let Some(id) = args.id else {
                     return Err(failure(
                         "library_read needs the id of a file (see library_list)".to_owned(),

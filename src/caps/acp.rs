@@ -42,8 +42,18 @@ pub enum Update {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         content: Vec<ToolCallContent>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        raw_output: Option<serde_json::Value>,
+        raw_output: Option<RawOutput>,
     },
+}
+
+/// A finished call's `rawOutput`: `{"exitCode": number | null, "cancelled": boolean}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawOutput {
+    /// A command's exit code (`null` for a call that ran no command or did not exit).
+    pub exit_code: Option<i32>,
+    /// The call was cancelled while it ran.
+    pub cancelled: bool,
 }
 
 impl Update {
@@ -106,8 +116,8 @@ impl ToolCallContent {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// ACP's `ToolKind` (serialized by name, as a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
     Read,
     Edit,
@@ -120,13 +130,57 @@ pub enum ToolKind {
     Other,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+impl ToolKind {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Delete => "delete",
+            ToolKind::Move => "move",
+            ToolKind::Search => "search",
+            ToolKind::Execute => "execute",
+            ToolKind::Think => "think",
+            ToolKind::Fetch => "fetch",
+            ToolKind::Other => "other",
+        }
+    }
+}
+
+/// ACP's `ToolCallStatus` (serialized by name, as a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStatus {
     Pending,
     InProgress,
     Completed,
     Failed,
+}
+
+impl ToolStatus {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Pending => "pending",
+            ToolStatus::InProgress => "in_progress",
+            ToolStatus::Completed => "completed",
+            ToolStatus::Failed => "failed",
+        }
+    }
+}
+
+// A name as a plain string: smaller than the derived unit-variant code in every artifact.
+impl Serialize for ToolKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl Serialize for ToolStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// Why a turn ended: ACP's `StopReason`, the one stop reason of the agent, the terminal and the

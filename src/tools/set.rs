@@ -72,7 +72,7 @@ pub trait ToolSet {
                 kind: "tool_permission_denied",
                 tool_name: &call.name,
                 message: &message,
-                details: None::<()>,
+                details: None,
                 reason: Some("user_denied"),
                 denied: Some(true),
                 suggestion: "Do not retry the same call; change the approach or ask the user.",
@@ -131,7 +131,7 @@ impl ToolOutcome {
                 kind: "tool_unavailable",
                 tool_name,
                 message: "This tool is not available in this browser session.",
-                details: None::<()>,
+                details: None,
                 reason: None,
                 denied: None,
                 suggestion: "Answer without tools, or use a tool from the request's tool list.",
@@ -144,13 +144,13 @@ impl ToolOutcome {
 /// fx's record of a tool failure the model reads back: `{"error":{"type":…,"tool_name":…,
 /// "message":…,"details"?,"reason"?,"denied"?,"suggestion":…}}`.
 #[derive(Serialize)]
-pub struct ToolError<'a, D: Serialize> {
+pub struct ToolError<'a> {
     #[serde(rename = "type")]
     pub kind: &'a str,
     pub tool_name: &'a str,
     pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<D>,
+    pub details: Option<CommandDetails<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,7 +158,21 @@ pub struct ToolError<'a, D: Serialize> {
     pub suggestion: &'a str,
 }
 
-impl<D: Serialize> ToolError<'_, D> {
+/// What a failed command did (fx's `details` of a tool failure).
+#[derive(Serialize)]
+pub struct CommandDetails<'a> {
+    pub command: &'a str,
+    pub cwd: &'a str,
+    pub exit_code: i32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<&'a str>,
+}
+
+impl ToolError<'_> {
     /// The record as the model reads it.
     #[must_use]
     pub fn to_json(&self) -> String {

@@ -5,13 +5,11 @@
 //! checked here before the host sees them; the outcome comes back as a [`ToolOutcome`] whose
 //! `output` is what the model reads on its next step.
 
-use serde::Serialize;
-
 use crate::caps::acp::ToolKind;
 use crate::caps::{Cancel, ExecOutcome, Workspace};
 use crate::gateway::ToolDefinition;
 
-use super::set::{Prepared, PreparedCall, ToolError, ToolOutcome, ToolSet};
+use super::set::{CommandDetails, Prepared, PreparedCall, ToolError, ToolOutcome, ToolSet};
 use super::workspace::{
     cap_output, CappedOutput, Permission, WorkspaceInfo, COMMAND_TIMEOUT_MS, MAX_COMMAND_BYTES,
     MAX_OUTPUT_BYTES,
@@ -27,22 +25,9 @@ files (cat, ls, find, grep, sed, awk, head, tail, wc, mkdir, mv, cp, rm, echo an
 It is an in-memory sandbox: there is no git, no network, no package manager, no language \
 runtime and no background process; each command must finish within 30 seconds.";
 
-/// The JSON schema of the tool's input, as sent in the request's `tools`.
-pub fn input_schema() -> serde_json::Value {
-    serde_json::json!({
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": ["exec"]},
-            "command": {
-                "type": "string",
-                "maxLength": MAX_COMMAND_BYTES,
-                "description": "The command line to run in the workspace root."
-            }
-        },
-        "additionalProperties": false,
-        "required": ["action", "command"]
-    })
-}
+/// The JSON schema of the tool's input, as sent in the request's `tools` (its keys sorted, as
+/// serde_json writes an object; `maxLength` is [`MAX_COMMAND_BYTES`], which a test holds).
+pub const INPUT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"action":{"enum":["exec"],"type":"string"},"command":{"description":"The command line to run in the workspace root.","maxLength":65536,"type":"string"}},"required":["action","command"],"type":"object"}"#;
 
 /// Why the model's arguments were refused; the message goes back to the model as a failed result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -118,7 +103,7 @@ impl<W: Workspace + ?Sized> ToolSet for TerminalTools<'_, W> {
         let Some(_) = self.info else {
             return Vec::new();
         };
-        match serde_json::value::to_raw_value(&input_schema()) {
+        match serde_json::value::RawValue::from_string(INPUT_SCHEMA.to_owned()) {
             Ok(input_schema) => vec![ToolDefinition {
                 name: NAME.to_owned(),
                 description: DESCRIPTION.to_owned(),
@@ -172,6 +157,11 @@ impl<W: Workspace + ?Sized> ToolSet for TerminalTools<'_, W> {
     }
 }
 
+/// What the model reads for a command that ran past [`COMMAND_TIMEOUT_MS`] (a test holds the
+/// figure).
+const TIMED_OUT: &str =
+    "timeout=true\ntimeout_ms=30000\nThe command did not finish in time and was stopped.\n";
+
 /// The outcome for arguments that never reached the host.
 pub fn invalid_arguments(error: &ArgumentError) -> ToolOutcome {
     ToolOutcome::failure(
@@ -179,7 +169,7 @@ pub fn invalid_arguments(error: &ArgumentError) -> ToolOutcome {
             kind: "tool_input_invalid",
             tool_name: NAME,
             message: &error.to_string(),
-            details: None::<Details>,
+            details: None,
             reason: None,
             denied: None,
             suggestion: "Call terminal again with {\"action\":\"exec\",\"command\":\"…\"}.",
@@ -201,7 +191,7 @@ pub fn denied(note: Option<&str>) -> ToolOutcome {
             kind: "tool_permission_denied",
             tool_name: NAME,
             message: &message,
-            details: None::<Details>,
+            details: None,
             reason: Some("user_denied"),
             denied: Some(true),
             suggestion: "Do not retry the same command; change the approach or ask the user.",
@@ -224,9 +214,7 @@ pub fn exec_outcome(command: &str, cwd: &str, outcome: &ExecOutcome) -> ToolOutc
             *exit_code,
             &cap_output(stdout, stderr, MAX_OUTPUT_BYTES),
         ),
-        ExecOutcome::TimedOut => ToolOutcome::failure(format!(
-            "timeout=true\ntimeout_ms={COMMAND_TIMEOUT_MS}\nThe command did not finish in time and was stopped.\n"
-        )),
+        ExecOutcome::TimedOut => ToolOutcome::failure(TIMED_OUT.to_owned()),
         ExecOutcome::Cancelled => {
             let mut outcome = ToolOutcome::failure("command cancelled\n".to_owned());
             outcome.cancelled = true;
@@ -237,7 +225,7 @@ pub fn exec_outcome(command: &str, cwd: &str, outcome: &ExecOutcome) -> ToolOutc
                 kind: "tool_execution_failed",
                 tool_name: NAME,
                 message: &format!("The workspace could not run the command: {message}"),
-                details: None::<Details>,
+                details: None,
                 reason: None,
                 denied: None,
                 suggestion: "Try a simpler command, or tell the user the workspace is failing.",
@@ -254,7 +242,7 @@ fn exited(command: &str, cwd: &str, exit_code: i32, output: &CappedOutput) -> To
             ..ToolOutcome::success(success_text(output))
         },
         exit_code => {
-            let details = Details {
+            let details = CommandDetails {
                 command,
                 cwd,
                 exit_code,
@@ -311,23 +299,26 @@ fn non_empty(text: &str) -> Option<&str> {
     (!trimmed.is_empty()).then_some(trimmed)
 }
 
-#[derive(Serialize)]
-struct Details<'a> {
-    command: &'a str,
-    cwd: &'a str,
-    exit_code: i32,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    truncated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stdout: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stderr: Option<&'a str>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tools::set::Status;
+
+    #[test]
+    fn the_timeout_record_names_the_limit() {
+        assert!(TIMED_OUT.contains(&format!("timeout_ms={COMMAND_TIMEOUT_MS}\n")));
+    }
+
+    #[test]
+    fn the_schema_limits_the_command() {
+        let schema: serde_json::Value = serde_json::from_str(INPUT_SCHEMA).unwrap();
+        assert_eq!(
+            schema["properties"]["command"]["maxLength"],
+            MAX_COMMAND_BYTES
+        );
+        // Written as serde_json writes it, byte for byte.
+        assert_eq!(schema.to_string(), INPUT_SCHEMA);
+    }
 
     #[test]
     fn decodes_strictly() {

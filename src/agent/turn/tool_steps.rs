@@ -14,8 +14,8 @@ use super::super::modes::Mode;
 use super::super::session::LiveSession;
 use super::{Ended, Turn, UPDATE_PREVIEW_BYTES};
 use crate::caps::acp::{
-    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
-    ToolStatus as AcpStatus, Update,
+    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, RawOutput,
+    ToolCallContent, ToolStatus as AcpStatus, Update,
 };
 use crate::caps::Host;
 
@@ -241,9 +241,10 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
             tool_call_id: call.id.clone(),
             status,
             content: vec![ToolCallContent::text(preview)],
-            raw_output: Some(
-                serde_json::json!({ "exitCode": record.exit_code, "cancelled": record.cancelled }),
-            ),
+            raw_output: Some(RawOutput {
+                exit_code: record.exit_code,
+                cancelled: record.cancelled,
+            }),
         });
         (record, note)
     }

@@ -257,25 +257,28 @@ impl ChatDoc {
     pub fn settle_own(
         &mut self,
         owner: &str,
-        unsettled: &BTreeMap<MessageId, OwnClaim>,
+        unsettled: &[(MessageId, OwnClaim)],
         at: &str,
     ) -> bool {
         let mut changed = false;
+        let withdrawn = |id: &MessageId, record: &MessageRecord| {
+            record.owner == owner
+                && record.state == MessageState::Running
+                && unsettled
+                    .iter()
+                    .any(|(m, claim)| m == id && *claim == OwnClaim::Withdraw)
+        };
+        if self.messages.iter().any(|(id, r)| withdrawn(id, r)) {
+            // Rebuilt rather than removed from: the map's removal code is large in wasm.
+            self.messages = std::mem::take(&mut self.messages)
+                .into_iter()
+                .filter(|(id, r)| !withdrawn(id, r))
+                .collect();
+            changed = true;
+        }
         for (id, claim) in unsettled {
-            match claim {
-                OwnClaim::Withdraw => {
-                    let ours = self
-                        .messages
-                        .get(id)
-                        .is_some_and(|r| r.owner == owner && r.state == MessageState::Running);
-                    if ours {
-                        self.messages.remove(id);
-                        changed = true;
-                    }
-                }
-                OwnClaim::Finish(outcome) => {
-                    changed |= self.finish(id, owner, outcome.clone());
-                }
+            if let OwnClaim::Finish(outcome) = claim {
+                changed |= self.finish(id, owner, outcome.clone());
             }
         }
         for record in self.messages.values_mut() {

@@ -9,8 +9,6 @@
 //! process could not store is set right by the bot's next claim ([`OwnClaim`]), so one failed
 //! write never leaves the bot answering 409.
 
-use std::collections::BTreeMap;
-
 use futures::channel::oneshot;
 use serde_json::Value;
 
@@ -85,7 +83,9 @@ pub struct PendingTurn {
     message_id: MessageId,
     session_id: String,
     turn_id: u32,
-    prompt: Prompt,
+    /// What the model sees as the user's text.
+    text: String,
+    images: Vec<PromptImage>,
     system: String,
     route: Route,
 }
@@ -259,17 +259,18 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             .borrow()
             .unsettled
             .get(bot)
-            .and_then(|claims| claims.get(message_id))
-            .is_some_and(|claim| *claim == OwnClaim::Withdraw)
+            .is_some_and(|claims| {
+                claims
+                    .iter()
+                    .any(|(m, claim)| m == message_id && *claim == OwnClaim::Withdraw)
+            })
     }
 
     fn unsettle(&self, bot: &BotId, message_id: &MessageId, claim: OwnClaim) {
-        self.state
-            .borrow_mut()
-            .unsettled
-            .entry(bot.clone())
-            .or_default()
-            .insert(message_id.clone(), claim);
+        let mut state = self.state.borrow_mut();
+        let claims = state.unsettled.entry(bot.clone()).or_default();
+        claims.retain(|(m, _)| m != message_id);
+        claims.push((message_id.clone(), claim));
     }
 
     /// Steps 6–10 of `send` under the in-process lock: the session, the claim, the files, the
@@ -351,7 +352,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             )
             .await
         {
-            Ok((prompt, system)) => {
+            Ok((text, images, system)) => {
                 self.state
                     .borrow_mut()
                     .turn_bots
@@ -361,7 +362,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                     message_id: message_id.clone(),
                     session_id: loaded.session_id,
                     turn_id,
-                    prompt,
+                    text,
+                    images,
                     system,
                     route,
                 };
@@ -383,7 +385,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         claim: Claim,
         renamed_from: Option<&str>,
     ) -> Result<Claimed, FxbotError> {
-        let unsettled: BTreeMap<MessageId, OwnClaim> = self
+        let unsettled: Vec<(MessageId, OwnClaim)> = self
             .state
             .borrow()
             .unsettled
@@ -423,7 +425,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         .await?;
         let mut state = self.state.borrow_mut();
         if let Some(claims) = state.unsettled.get_mut(id) {
-            claims.retain(|message, _| !unsettled.contains_key(message));
+            claims.retain(|claim| !unsettled.contains(claim));
         }
         Ok(claimed)
     }
@@ -527,7 +529,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     /// After the claim: the bot's `sessionId`, the files in the library, the journal's
-    /// `turn_start`. Returns the prompt and the system prompt.
+    /// `turn_start`. Returns the user's text as the model sees it, the images and the system
+    /// prompt.
     #[allow(clippy::too_many_arguments)]
     async fn start_turn(
         &self,
@@ -538,7 +541,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         turn: u32,
         at: &str,
         bot: &BotDoc,
-    ) -> Result<(Prompt, String), FxbotError> {
+    ) -> Result<(String, Vec<PromptImage>, String), FxbotError> {
         if bot.session_id.as_deref() != Some(session_id) {
             store::update::<BotDoc, D, ()>(
                 &self.docs,
@@ -626,7 +629,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             &bot.fields.instructions,
             bot.handoff.as_deref(),
         );
-        Ok((Prompt { text, images }, system))
+        Ok((text, images, system))
     }
 
     /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).
@@ -692,7 +695,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             message_id,
             session_id,
             turn_id,
-            prompt,
+            text,
+            images,
             system,
             route,
         } = pending;
@@ -717,10 +721,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
         };
-        let result = self
-            .agent
-            .run_plan(&session_id, turn_id, prompt, &plan)
-            .await;
+        // The images are staged on the session right before the turn takes them.
+        let prompt = self.agent.change_session(&session_id, |session, _| {
+            Ok(Prompt {
+                text,
+                images: session.stage_images(images)?,
+            })
+        });
+        let result = match prompt {
+            Ok(prompt) => {
+                self.agent
+                    .run_plan(&session_id, turn_id, prompt, &plan)
+                    .await
+            }
+            Err(error) => Err(error),
+        };
         let (ending, usage, error, now) = match result {
             Ok(end) => (
                 Ending::Stopped(end.stop_reason),

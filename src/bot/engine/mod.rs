@@ -19,7 +19,7 @@ pub mod stream;
 mod ui;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
@@ -78,7 +78,7 @@ struct State {
     last_turn_id: u32,
     /// Claims of this process whose stored state is not what happened (a write failed or
     /// timed out), set right by the next claim of the bot.
-    unsettled: HashMap<BotId, BTreeMap<MessageId, OwnClaim>>,
+    unsettled: HashMap<BotId, Vec<(MessageId, OwnClaim)>>,
     /// Sessions that continued as forks (`from` → `to`), as the agent reported them.
     forks: HashMap<String, String>,
     journals: HashMap<BotId, Journal>,

@@ -84,10 +84,15 @@ impl<U: Ui> Ui for TermHost<U> {
                 .on_retry(*attempt, *limit, *delay_ms, reason);
             (self.repaint_now)();
         }
-        if let HostEvent::Usage { turn, usage } = &event {
+        if let HostEvent::Usage {
+            turn,
+            input_tokens,
+            output_tokens,
+        } = &event
+        {
             self.app
                 .borrow_mut()
-                .on_usage(*turn, usage.input_tokens, usage.output_tokens);
+                .on_usage(*turn, *input_tokens, *output_tokens);
             (self.repaint)();
         }
         if let HostEvent::SessionForked { from, to, .. } = &event {

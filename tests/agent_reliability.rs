@@ -351,7 +351,7 @@ fn a_command_cancelled_while_it_ran_ends_and_is_recorded() {
                 status,
                 raw_output,
                 ..
-            } if tool_call_id == "c1" => Some((*status, raw_output.clone())),
+            } if tool_call_id == "c1" => Some((*status, *raw_output)),
             _ => None,
         })
         .unwrap();

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use futures::executor::block_on;
 use fx_wasm::agent::context::ContextPolicy;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::agent::modes::Mode;
 use fx_wasm::agent::prompt::Prompt;
 use fx_wasm::agent::prompt::PromptImage;
@@ -166,6 +167,7 @@ fn plan<'a, P: ModelProtocol, T: ToolSet>(
         workspace: None,
         policy: ContextPolicy::default(),
         step_limit: 8,
+        model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
     }
 }
 

@@ -9,6 +9,7 @@ mod fake_host;
 
 use fake_host::{text_reply, FakeHost};
 use futures::executor::block_on;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use fx_wasm::caps::MemoryDocStore;
 use fx_wasm::gateway::ChatEndpoint;
@@ -40,6 +41,7 @@ fn a_removed_provider_is_gone() {
             owner: "p1".into(),
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     );
     let p1 =

@@ -11,6 +11,7 @@ mod fake_oauth;
 use fake_host::FakeHost;
 use fake_oauth::{FakeOAuth, ISSUER};
 use futures::executor::block_on;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::auth::AuthConfig;
 use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use fx_wasm::caps::MemoryDocStore;
@@ -25,6 +26,7 @@ fn engine(host: &FakeHost) -> Fxbot<FakeHost, MemoryDocStore> {
             owner: "p1".into(),
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     )
 }

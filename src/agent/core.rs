@@ -526,6 +526,7 @@ impl<H: Host> Agent<H> {
             workspace: self.config.workspace.as_ref(),
             policy,
             step_limit: self.config.step_limit,
+            model_idle_timeout_ms: self.config.model_idle_timeout_ms,
         };
         self.run_taken(id, session, turn_id, prompt, &plan, cancel)
             .await

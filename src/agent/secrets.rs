@@ -83,6 +83,7 @@ impl Secrets {
             // The host's own words about a connection, and what the decoder saw: no echo.
             StepError::Cancelled
             | StepError::Network(_)
+            | StepError::IdleTimeout { .. }
             | StepError::Response(ResponseFailure::Finished(_) | ResponseFailure::Incomplete)
             | StepError::Decode(_) => {}
         }

@@ -59,6 +59,9 @@ pub struct TurnPlan<'a, P: ModelProtocol, T: ToolSet> {
     pub workspace: Option<&'a WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
+    /// How long a model response may send nothing before the attempt is cut
+    /// ([`super::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS`] unless configured).
+    pub model_idle_timeout_ms: u32,
 }
 
 /// Why a turn failed (it is still recorded in the session as an interrupted turn).
@@ -319,6 +322,7 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
                 self.cancel,
                 &request,
                 self.plan.reauth,
+                self.plan.model_idle_timeout_ms,
                 &mut sink,
             )
             .await

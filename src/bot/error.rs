@@ -118,6 +118,7 @@ fn agent_code(error: &AgentError) -> Code {
         AgentError::Turn(TurnError::Step(
             StepError::Http(_)
             | StepError::Network(_)
+            | StepError::IdleTimeout { .. }
             | StepError::Response(_)
             | StepError::Decode(_),
         )) => Code::BotProviderFailed,

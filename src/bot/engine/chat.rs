@@ -720,6 +720,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             workspace: None,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
+            model_idle_timeout_ms: self.config.model_idle_timeout_ms,
         };
         // The images are staged on the session right before the turn takes them.
         let prompt = self.agent.change_session(&session_id, |session, _| {

@@ -51,6 +51,9 @@ pub struct EngineConfig {
     pub endpoint: ChatEndpoint,
     /// A library item's `url` from its id (the default is the seed's route).
     pub library_url: Box<dyn Fn(&str) -> String>,
+    /// How long a model response may send nothing before the attempt is cut and retried
+    /// (`modelIdleTimeoutMs`; [`crate::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS`]).
+    pub model_idle_timeout_ms: u32,
 }
 
 /// The seed's route for a library item.

@@ -654,6 +654,8 @@ export interface UserMessageChunk {
 export interface ToolCallStart {
   sessionUpdate: 'tool_call';
   toolCallId: string;
+  /** The tool the model called (`terminal`). */
+  name: string;
   /** The command, for the terminal tool. */
   title: string;
   kind: ToolKind;

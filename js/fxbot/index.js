@@ -83,6 +83,9 @@ export async function createFxbot(options = {}) {
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw optionError('onEvent must be a function');
   }
+  if (options.owner !== undefined && !(typeof options.owner === 'string' && /^[\x21-\x7e]{1,64}$/.test(options.owner))) {
+    throw optionError('owner must be 1 to 64 printable ASCII characters without spaces');
+  }
   checkStore('store', options.store, ['load', 'commit', 'list', 'remove']);
   checkStore('sessionStore', options.sessionStore, ['load', 'commit', 'list', 'remove']);
   const env = normalizeEnv(options.env);
@@ -111,7 +114,7 @@ export async function createFxbot(options = {}) {
   const glue = await loadBot(options.wasm);
   const core = new glue.FxbotCore(host, docsAdapter(store, adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS), {
     env,
-    owner: randomOwner(),
+    owner: options.owner ?? randomOwner(),
     libraryUrl: options.libraryUrl,
     modelIdleTimeoutMs,
   });

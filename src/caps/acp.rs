@@ -26,9 +26,8 @@ pub enum Update {
     #[serde(rename_all = "camelCase")]
     ToolCall {
         tool_call_id: String,
-        /// The tool the model called. Not on the wire (ACP's `tool_call` has no such field):
-        /// for the Rust consumers of updates, such as the bots' stream journal.
-        #[serde(skip)]
+        /// The tool the model called (ACP's `name`).
+        #[serde(rename = "name")]
         tool_name: String,
         title: String,
         kind: ToolKind,
@@ -331,7 +330,7 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_string(&call).unwrap(),
-            r#"{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls","kind":"execute","status":"pending","rawInput":{"action":"exec"}}"#
+            r#"{"sessionUpdate":"tool_call","toolCallId":"c1","name":"terminal","title":"ls","kind":"execute","status":"pending","rawInput":{"action":"exec"}}"#
         );
         let update = Update::ToolCallUpdate {
             tool_call_id: "c1".into(),

@@ -1,5 +1,6 @@
-//! `chat.send` and `chat.stop` (fxbot DESIGN §8.1): the checks, the `messageId` claim, the
-//! chat's fx session, the files saved to the library, and the turn itself, which the engine's
+//! `chat.send` and `chat.stop` (fxbot DESIGN §8.1): the checks, the `messageId` claim (its
+//! compare-and-set and the chat's session are `claim.rs`), the files saved to the library, and
+//! the turn itself, which the engine's
 //! [`crate::agent::Agent`] runs from the bot's [`TurnPlan`] (the AI Gateway protocol, the bot
 //! tools, the bot's instructions and provider credential); its updates go to the bot's live
 //! journal.
@@ -9,26 +10,19 @@
 //! process could not store is set right by the bot's next claim ([`OwnClaim`]), so one failed
 //! write never leaves the bot answering 409.
 
-use futures::channel::oneshot;
 use serde_json::Value;
 
 use crate::agent::context::ContextPolicy;
-use crate::agent::front::Loaded;
-use crate::agent::modes::Mode;
 use crate::agent::prompt::{Prompt, PromptImage};
 use crate::agent::protocol::AiGateway;
-use crate::agent::session::SessionError;
 use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
-use crate::agent::AgentError;
 use crate::caps::acp::{StopReason, Usage};
 use crate::caps::{DocStore, Host};
-use crate::log::event::PreferencesChange;
-use crate::log::types::{Preferences, Provider};
 use crate::log::view::TurnView;
 
 use super::super::docs::bot::BotDoc;
 use super::super::docs::chat::{
-    ChatDoc, Claim, ClaimOutcome, MessageState, OtherClaims, OwnClaim, Sent, TurnOutcome,
+    ChatDoc, Claim, ClaimOutcome, MessageState, OwnClaim, Sent, TurnOutcome,
 };
 use super::super::docs::keys;
 use super::super::error::{Entity, FxbotError};
@@ -41,12 +35,9 @@ use super::super::store::{self, load, store_error, Step};
 use super::super::stream::{Ending, SavedFile, TurnStart};
 use super::super::tools::BotTools;
 use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
+use super::claim::CLAIM_ROUNDS;
 use super::ui::{prompt_text, LockGuard};
 use super::{not_found, Fxbot, Running};
-
-/// Rounds of settling turns the log lacks before a claim gives up (each round settles every
-/// turn it finds missing; more rounds mean other processes keep claiming meanwhile).
-const CLAIM_ROUNDS: u32 = 4;
 
 /// A message as `chat.send` takes it: its `messageId`, and the rest checked (or why it was
 /// refused: reported after the duplicate check, so a retry of a sent message still reaches its
@@ -98,12 +89,6 @@ impl std::fmt::Debug for PendingTurn {
             .field("session_id", &self.session_id)
             .finish_non_exhaustive()
     }
-}
-
-/// A claim's outcome, with what the log lacks when the turn number is taken.
-struct Claimed {
-    outcome: ClaimOutcome,
-    unlogged: Vec<(String, String)>,
 }
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
@@ -224,55 +209,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
     }
 
-    /// A second `send` of the message this process is sending for `bot`: resolves with its
-    /// `Sent` (or its error) once the first one has it.
-    fn join(
-        &self,
-        bot: &BotId,
-        message_id: &MessageId,
-    ) -> Option<impl std::future::Future<Output = Result<Sent, FxbotError>>> {
-        let mut state = self.state.borrow_mut();
-        let running = state.running.get_mut(bot)?;
-        if running.message_id.as_ref() != Some(message_id) {
-            return None;
-        }
-        let (sender, receiver) = oneshot::channel();
-        match &running.sent {
-            Some(sent) => {
-                let _ = sender.send(Ok(sent.clone()));
-            }
-            None => running.joiners.push(sender),
-        }
-        Some(async move {
-            receiver.await.unwrap_or_else(|_| {
-                Err(FxbotError::Internal {
-                    message: "the first send of this message ended without an answer".to_owned(),
-                })
-            })
-        })
-    }
-
-    /// True when this process took back its claim of `message_id` (its send failed before the
-    /// turn ran), so the message may be sent again.
-    fn is_withdrawn(&self, bot: &BotId, message_id: &MessageId) -> bool {
-        self.state
-            .borrow()
-            .unsettled
-            .get(bot)
-            .is_some_and(|claims| {
-                claims
-                    .iter()
-                    .any(|(m, claim)| m == message_id && *claim == OwnClaim::Withdraw)
-            })
-    }
-
-    fn unsettle(&self, bot: &BotId, message_id: &MessageId, claim: OwnClaim) {
-        let mut state = self.state.borrow_mut();
-        let claims = state.unsettled.entry(bot.clone()).or_default();
-        claims.retain(|(m, _)| m != message_id);
-        claims.push((message_id.clone(), claim));
-    }
-
     /// Steps 6–10 of `send` under the in-process lock: the session, the claim, the files, the
     /// journal's `turn_start`.
     async fn claim_and_start(
@@ -377,81 +313,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
     }
 
-    /// The claim itself, by compare-and-set on `chat/<botId>`: this process's own claims set
-    /// right first, the session's new id put in its records when it continued as a fork.
-    async fn claim(
-        &self,
-        id: &BotId,
-        claim: Claim,
-        renamed_from: Option<&str>,
-    ) -> Result<Claimed, FxbotError> {
-        let unsettled: Vec<(MessageId, OwnClaim)> = self
-            .state
-            .borrow()
-            .unsettled
-            .get(id)
-            .cloned()
-            .unwrap_or_default();
-        let owner = self.config.owner.clone();
-        let at = claim.at.clone();
-        let claimed = store::update::<ChatDoc, D, Claimed>(
-            &self.docs,
-            &keys::chat(id),
-            || Some(ChatDoc::default()),
-            |doc| {
-                let doc = doc.ok_or_else(|| FxbotError::Internal {
-                    message: "no chat document".to_owned(),
-                })?;
-                let mut changed = doc.settle_own(&owner, &unsettled, &at);
-                if let Some(from) = renamed_from {
-                    changed |= doc.rename_session(from, &claim.session_id) > 0;
-                }
-                let outcome = doc.claim(claim.clone(), OtherClaims::Live);
-                let unlogged = match &outcome {
-                    ClaimOutcome::TurnTaken { at_least } => {
-                        doc.unlogged_turns(&claim.session_id, claim.turn, *at_least)
-                    }
-                    _ => Vec::new(),
-                };
-                let write = changed || matches!(outcome, ClaimOutcome::Claimed { .. });
-                let claimed = Claimed { outcome, unlogged };
-                Ok(if write {
-                    Step::Write(claimed)
-                } else {
-                    Step::Keep(claimed)
-                })
-            },
-        )
-        .await?;
-        let mut state = self.state.borrow_mut();
-        if let Some(claims) = state.unsettled.get_mut(id) {
-            claims.retain(|claim| !unsettled.contains(claim));
-        }
-        Ok(claimed)
-    }
-
-    /// Settles the chat's session through the agent (a turn left unfinished, then `unlogged`
-    /// turns as interrupted ones) and reads its counts again.
-    async fn settle_chat(
-        &self,
-        loaded: &mut Loaded,
-        unlogged: Vec<(String, String)>,
-    ) -> Result<(), FxbotError> {
-        let now = self
-            .agent
-            .settle_session(&loaded.session_id, unlogged)
-            .await?;
-        let turns = self
-            .agent
-            .change_session(&now, |session, _| Ok(session.state().history.len()))?;
-        *loaded = Loaded {
-            session_id: now,
-            turns,
-            unfinished: false,
-        };
-        Ok(())
-    }
-
     /// The model and credential of a bot's turn.
     async fn route(&self, bot: &BotDoc) -> Result<Route, FxbotError> {
         let Some(provider_id) = &bot.fields.provider else {
@@ -477,55 +338,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             token,
             team: provider.team_id,
         })
-    }
-
-    /// The bot's chat session, opened through the agent: its current one, or a new one (not
-    /// stored until its first turn ends). Returns it and the id it was opened as (a session
-    /// the agent held unsaved may have continued as a fork when it was saved).
-    async fn chat_session(
-        &self,
-        bot: &BotDoc,
-        model: &str,
-    ) -> Result<(Loaded, String), FxbotError> {
-        if let Some(session_id) = &bot.session_id {
-            match self.agent.load_session(session_id, Mode::Ask).await {
-                Ok(loaded) => {
-                    // A new model for the bot (or its provider's default) goes on in the same
-                    // chat, as a preferences change in the log.
-                    self.agent
-                        .change_session(&loaded.session_id, |session, host| {
-                            if session.state().preferences.model != model {
-                                let change = PreferencesChange {
-                                    provider: None,
-                                    model: Some(model.to_owned()),
-                                    effort: None,
-                                    fast_mode: None,
-                                };
-                                session.change_preferences(host, change)?;
-                            }
-                            Ok(())
-                        })?;
-                    return Ok((loaded, session_id.clone()));
-                }
-                Err(AgentError::Session(SessionError::NotFound(_))) => {}
-                Err(other) => return Err(other.into()),
-            }
-        }
-        let preferences = Preferences {
-            model: model.to_owned(),
-            effort: "auto".to_owned(),
-            fast_mode: false,
-            provider: Provider::Gateway,
-        };
-        let session_id =
-            self.agent
-                .start_session(&format!("/fxbot/{}", bot.id), preferences, Mode::Ask)?;
-        let loaded = Loaded {
-            session_id: session_id.clone(),
-            turns: 0,
-            unfinished: false,
-        };
-        Ok((loaded, session_id))
     }
 
     /// After the claim: the bot's `sessionId`, the files in the library, the journal's
@@ -630,61 +442,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             bot.handoff.as_deref(),
         );
         Ok((text, images, system))
-    }
-
-    /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).
-    async fn update_chat(
-        &self,
-        bot: &BotId,
-        mut change: impl FnMut(&mut ChatDoc),
-    ) -> Result<(), FxbotError> {
-        store::update::<ChatDoc, D, ()>(
-            &self.docs,
-            &keys::chat(bot),
-            || None,
-            |doc| {
-                if let Some(doc) = doc {
-                    change(doc);
-                }
-                Ok(Step::Write(()))
-            },
-        )
-        .await
-    }
-
-    /// Records how a claimed message's turn ended; a record that cannot be stored now is
-    /// stored by the bot's next claim.
-    async fn finish_claim(
-        &self,
-        id: &BotId,
-        message_id: &MessageId,
-        outcome: TurnOutcome,
-        renamed: Option<(&str, &str)>,
-    ) {
-        let owner = self.config.owner.clone();
-        let recorded = self
-            .update_chat(id, |doc| {
-                doc.finish(message_id, &owner, outcome.clone());
-                if let Some((from, to)) = renamed {
-                    doc.rename_session(from, to);
-                }
-            })
-            .await;
-        if recorded.is_err() {
-            self.unsettle(id, message_id, OwnClaim::Finish(outcome));
-        }
-    }
-
-    /// Marks a claimed message interrupted with `error` (its turn never ran).
-    async fn settle_failed(&self, id: &BotId, message_id: &MessageId, error: &FxbotError) {
-        let outcome = TurnOutcome {
-            state: MessageState::Interrupted,
-            ended_at: self.now(),
-            stop_reason: Some(Ending::Error),
-            usage: None,
-            error: Some(error.to_line_error()),
-        };
-        self.finish_claim(id, message_id, outcome, None).await;
     }
 
     /// Runs a turn `send` prepared, to its end, through the agent: the journal gets its lines
@@ -800,19 +557,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             state.turn_bots.remove(&turn_id);
         }
         self.notify();
-    }
-
-    /// The id session `id` goes on under: the end of the forks the agent reported from it.
-    fn followed(&self, id: &str) -> String {
-        let state = self.state.borrow();
-        let mut now = id.to_owned();
-        for _ in 0..state.forks.len() {
-            match state.forks.get(&now) {
-                Some(to) => now.clone_from(to),
-                None => break,
-            }
-        }
-        now
     }
 
     /// `chat.stop(botId)`: cancels this process's running turn of the bot; false when none

@@ -3,7 +3,8 @@
 //! [`DocStore`] for everything else. Plain Rust: `src/api/bot.rs` only crosses the boundary.
 //!
 //! - this file: the engine, bots, settings and providers;
-//! - [`chat`]: `chat.send` (checks, the idempotency claim, files, the turn) and `chat.stop`;
+//! - [`chat`]: `chat.send` (checks, files, the turn through the engine's agent) and `chat.stop`;
+//! - `claim`: the `messageId` claim, this process's claims set right, the chat's session;
 //! - [`stream`]: `chat.stream`'s batches and waits, `release` and `close`;
 //! - [`library`]: the `library.*` calls.
 //! - [`signin`]: the `signIns.*` calls (a Vercel account).
@@ -13,6 +14,7 @@
 //! while one runs is 409.
 
 pub mod chat;
+mod claim;
 pub mod library;
 pub mod signin;
 pub mod stream;

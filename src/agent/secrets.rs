@@ -1,13 +1,11 @@
 //! The credentials a model request carries, kept out of every error text the agent records or
-//! reports: a provider that echoes the key it was sent ("Incorrect API key provided: sk-…")
+//! reports ([`super::model::StepError::scrubbed`] applies them to a step's failure): a provider that echoes the key it was sent ("Incorrect API key provided: sk-…")
 //! has it replaced by `[redacted]` before the text reaches a retry event, a turn's error, the
 //! session's turn notes or a bot's chat.
 
 use crate::caps::HttpRequest;
 use crate::gateway::error::ProviderError;
 use crate::gateway::StreamError;
-
-use super::model::{ResponseFailure, StepError};
 
 /// What stands in for a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -74,23 +72,8 @@ impl Secrets {
         }
     }
 
-    /// `error` with every secret taken out of its texts.
-    #[must_use]
-    pub fn scrub_step(&self, mut error: StepError) -> StepError {
-        match &mut error {
-            StepError::Http(error) => self.scrub_provider(error),
-            StepError::Response(ResponseFailure::Provider(error)) => self.scrub_stream(error),
-            // The host's own words about a connection, and what the decoder saw: no echo.
-            StepError::Cancelled
-            | StepError::Network(_)
-            | StepError::IdleTimeout { .. }
-            | StepError::Response(ResponseFailure::Finished(_) | ResponseFailure::Incomplete)
-            | StepError::Decode(_) => {}
-        }
-        error
-    }
-
-    fn scrub_provider(&self, error: &mut ProviderError) {
+    /// Takes every secret out of a provider error's texts.
+    pub fn scrub_provider(&self, error: &mut ProviderError) {
         match error {
             ProviderError::Http {
                 detail,
@@ -107,7 +90,8 @@ impl Secrets {
         }
     }
 
-    fn scrub_stream(&self, error: &mut StreamError) {
+    /// Takes every secret out of a stream error event's texts.
+    pub fn scrub_stream(&self, error: &mut StreamError) {
         self.scrub_in_place(&mut error.message);
         if let Some(code) = &mut error.code {
             self.scrub_in_place(code);
@@ -118,6 +102,7 @@ impl Secrets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::model::StepError;
     use crate::caps::Method;
 
     #[test]
@@ -138,7 +123,7 @@ mod tests {
             401,
             br#"{"error":{"message":"Incorrect API key provided: sk-live-0123456789 (also k-abcdefghij)"}}"#,
         ));
-        let text = secrets.scrub_step(error).to_string();
+        let text = error.scrubbed(&secrets).to_string();
         assert_eq!(
             text,
             "HTTP 401: Incorrect API key provided: [redacted] (also [redacted])"

@@ -356,7 +356,7 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
                 | Disposition::Interrupted
                 | Disposition::InvalidCompletion => {
                     let failure = StepError::Response(ResponseFailure::of(&completion));
-                    let failure = Secrets::of(&request).scrub_step(failure);
+                    let failure = failure.scrubbed(&Secrets::of(&request));
                     return Err(Ended::failed(completion.text, TurnError::Step(failure)));
                 }
             }

@@ -11,7 +11,7 @@ use futures::executor::block_on;
 use fx_wasm::bot::engine::chat::PendingTurn;
 use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use fx_wasm::bot::stream::StreamLine;
-use fx_wasm::caps::{DocStore, DocStoreError, ListedDoc, MemoryDocStore, StoredDoc};
+use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
 use fx_wasm::gateway::ChatEndpoint;
 use serde_json::{json, Value};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
@@ -308,7 +308,7 @@ async fn yield_now() {
 }
 
 impl DocStore for Yielding {
-    async fn doc_load(&self, key: &str) -> Result<Option<StoredDoc>, DocStoreError> {
+    async fn doc_load(&self, key: &str) -> Result<Option<StoredRecord>, StoreError> {
         yield_now().await;
         self.0.doc_load(key).await
     }
@@ -317,15 +317,19 @@ impl DocStore for Yielding {
         key: &str,
         bytes: &[u8],
         expected: Option<&str>,
-    ) -> Result<String, DocStoreError> {
+    ) -> Result<String, StoreError> {
         yield_now().await;
         self.0.doc_commit(key, bytes, expected).await
     }
-    async fn doc_list(&self, prefix: &str) -> Result<Vec<ListedDoc>, DocStoreError> {
+    async fn doc_list(&self, prefix: &str) -> Result<Vec<ListedDoc>, StoreError> {
         yield_now().await;
         self.0.doc_list(prefix).await
     }
-    async fn doc_remove(&self, key: &str, expected: Option<&str>) -> Result<bool, DocStoreError> {
+    async fn doc_remove(
+        &self,
+        key: &str,
+        expected: Option<&str>,
+    ) -> Result<RemoveOutcome, StoreError> {
         yield_now().await;
         self.0.doc_remove(key, expected).await
     }

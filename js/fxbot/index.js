@@ -2,11 +2,10 @@
 // (bots, chats as fx sessions, send and stream with cursors, the library); this file loads it,
 // adapts the options (the document store, the session store, fetch) and shapes the calls.
 
-import { DEFAULT_ADAPTER_TIMEOUT_MS, makeHost, normalizeAdapterTimeout, normalizeEnv } from '../host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv } from '../host.js';
 import { memorySessionStore } from '../memory-stores.js';
 import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
 import { turnsFromLines } from './client.js';
-import { docsAdapter } from './docs.js';
 import { loadBot } from './load-bot.js';
 import { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 
@@ -96,6 +95,7 @@ export async function createFxbot(options = {}) {
     env,
     adapterTimeoutMs,
     sessionStore,
+    docStore: store,
     openUrl: options.openUrl,
     emit(type, detail) {
       try {
@@ -107,7 +107,7 @@ export async function createFxbot(options = {}) {
     deliver() {},
   });
   const glue = await loadBot(options.wasm);
-  const core = new glue.FxbotCore(host, docsAdapter(store, adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS), {
+  const core = new glue.FxbotCore(host, {
     env,
     owner: randomOwner(),
     libraryUrl: options.libraryUrl,

@@ -14,11 +14,11 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local};
 use crate::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use crate::bot::FxbotError;
 use crate::gateway::ChatEndpoint;
-use crate::host::bot_docs::{JsDocStore, JsDocs};
 use crate::host::fxbot_error;
 use crate::host::js_host::{to_js, JsHost, JsHostAdapter};
 
-type Engine = Fxbot<JsHostAdapter, JsDocStore>;
+/// The engine over the page's host: its stores, the session store and the document store alike.
+type Engine = Fxbot<JsHostAdapter, JsHostAdapter>;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -69,7 +69,7 @@ impl FxbotCore {
     /// # Errors
     /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy.
     #[wasm_bindgen(constructor)]
-    pub fn new(host: JsHost, docs: JsDocs, config: JsValue) -> Result<FxbotCore, JsValue> {
+    pub fn new(host: JsHost, config: JsValue) -> Result<FxbotCore, JsValue> {
         let env: HashMap<String, String> =
             serde_wasm_bindgen::from_value(get(&config, "env")).unwrap_or_default();
         let endpoint = ChatEndpoint::from_env(env.get("FX_GATEWAY_CHAT_URL").map(String::as_str))
@@ -98,11 +98,10 @@ impl FxbotCore {
             library_url,
         };
         Ok(FxbotCore {
-            engine: Rc::new(Fxbot::new(
-                JsHostAdapter::new(host),
-                JsDocStore::new(docs),
-                config,
-            )),
+            engine: {
+                let host = JsHostAdapter::new(host);
+                Rc::new(Fxbot::new(host.clone(), host, config))
+            },
             auth: Rc::new(auth),
         })
     }

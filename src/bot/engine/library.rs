@@ -5,10 +5,11 @@ use serde_json::{json, Value};
 
 use crate::caps::{DocStore, Host};
 
+use super::super::docs::DocError;
 use super::super::error::{Entity, FxbotError};
 use super::super::ids::LibraryId;
 use super::super::library::{blob_key, item_key, Filter, ItemDoc, Origin, ITEM_PREFIX};
-use super::super::store::{load, store_error};
+use super::super::store::{self, load, store_error};
 use super::super::upload::check_message;
 use super::{not_found, Fxbot};
 
@@ -66,7 +67,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             session_id: text("sessionId")?,
             tag: text("tag")?,
         };
-        let listed = self.docs.doc_list(ITEM_PREFIX).await.map_err(store_error)?;
+        let listed = store::list(&self.docs, ITEM_PREFIX).await?;
         let mut items = Vec::new();
         for doc in listed {
             if let Some(item) = load::<ItemDoc, D>(&self.docs, &doc.key).await? {
@@ -128,14 +129,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             &tags,
             &self.now(),
         );
-        self.docs
-            .doc_commit(&blob_key(&id), &file.bytes, None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_commit(&item_key(&id), &super::super::docs::encode(&item), None)
-            .await
-            .map_err(store_error)?;
+        store::commit(&self.docs, &blob_key(&id), &file.bytes, None).await?;
+        store::commit(
+            &self.docs,
+            &item_key(&id),
+            &super::super::docs::encode(&item),
+            None,
+        )
+        .await?;
         Ok(self.item_json(&item))
     }
 
@@ -146,15 +147,17 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub async fn library_read(&self, id: &str) -> Result<ItemBytes, FxbotError> {
         self.check_open()?;
         let item = self.item(id).await?;
+        let key = blob_key(&item.id);
         let blob = self
             .docs
-            .doc_load(&blob_key(&item.id))
+            .doc_load(&key)
             .await
-            .map_err(store_error)?
-            .ok_or_else(|| FxbotError::StoreFailed {
-                key: blob_key(&item.id),
-                method: "load",
-                message: "the item's bytes are missing".to_owned(),
+            .map_err(|e| store_error(&key, e))?
+            .ok_or_else(|| {
+                FxbotError::Doc(DocError::Damaged {
+                    key: item_key(&item.id),
+                    detail: "the item's bytes are missing".to_owned(),
+                })
             })?;
         Ok(ItemBytes {
             name: item.name,
@@ -183,14 +186,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub async fn library_remove(&self, id: &str) -> Result<(), FxbotError> {
         self.check_open()?;
         let item = self.item(id).await?;
-        self.docs
-            .doc_remove(&blob_key(&item.id), None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_remove(&item_key(&item.id), None)
-            .await
-            .map_err(store_error)?;
+        store::remove(&self.docs, &blob_key(&item.id)).await?;
+        store::remove(&self.docs, &item_key(&item.id)).await?;
         Ok(())
     }
 }

@@ -140,11 +140,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     async fn all_bots(&self) -> Result<Vec<BotDoc>, FxbotError> {
-        let listed = self
-            .docs
-            .doc_list(keys::BOT_PREFIX)
-            .await
-            .map_err(store_error)?;
+        let listed = store::list(&self.docs, keys::BOT_PREFIX).await?;
         let mut bots = Vec::new();
         for doc in listed {
             if keys::bot_of(&doc.key).is_none() {
@@ -222,8 +218,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 .await
             {
                 Ok(_) => return Ok(doc.profile(false)),
-                Err(crate::caps::DocStoreError::Conflict { .. }) => {}
-                Err(other) => return Err(store_error(other)),
+                Err(crate::caps::StoreError::RevisionConflict { .. }) => {}
+                Err(other) => return Err(store_error(&keys::bot(&id), other)),
             }
         }
         Err(FxbotError::Internal {
@@ -302,20 +298,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             self.host
                 .remove_session(&session)
                 .await
-                .map_err(|e| FxbotError::StoreFailed {
+                .map_err(|error| FxbotError::Store {
                     key: session.clone(),
-                    method: "remove",
-                    message: e.to_string(),
+                    error,
                 })?;
         }
-        self.docs
-            .doc_remove(&keys::chat(&id), None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_remove(&keys::bot(&id), None)
-            .await
-            .map_err(store_error)?;
+        store::remove(&self.docs, &keys::chat(&id)).await?;
+        store::remove(&self.docs, &keys::bot(&id)).await?;
         Ok(())
     }
 
@@ -418,14 +407,20 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         secret: &SecretDoc,
         doc: &ProviderDoc,
     ) -> Result<Value, FxbotError> {
-        self.docs
-            .doc_commit(&secret_key(&doc.id), &super::docs::encode(secret), None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_commit(&provider_key(&doc.id), &super::docs::encode(doc), None)
-            .await
-            .map_err(store_error)?;
+        store::commit(
+            &self.docs,
+            &secret_key(&doc.id),
+            &super::docs::encode(secret),
+            None,
+        )
+        .await?;
+        store::commit(
+            &self.docs,
+            &provider_key(&doc.id),
+            &super::docs::encode(doc),
+            None,
+        )
+        .await?;
         Ok(doc.to_json())
     }
 
@@ -435,11 +430,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// 500 for a store failure.
     pub async fn providers_list(&self) -> Result<Vec<Value>, FxbotError> {
         self.check_open()?;
-        let listed = self
-            .docs
-            .doc_list(settings::PROVIDER_PREFIX)
-            .await
-            .map_err(store_error)?;
+        let listed = store::list(&self.docs, settings::PROVIDER_PREFIX).await?;
         let mut out = Vec::new();
         for doc in listed {
             if let Some(p) = load::<ProviderDoc, D>(&self.docs, &doc.key).await? {
@@ -473,14 +464,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         if self.provider_doc(&id).await?.is_none() {
             return Err(not_found(Entity::Provider, &id));
         }
-        self.docs
-            .doc_remove(&provider_key(&id), None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_remove(&secret_key(&id), None)
-            .await
-            .map_err(store_error)?;
+        store::remove(&self.docs, &provider_key(&id)).await?;
+        store::remove(&self.docs, &secret_key(&id)).await?;
         let text = id.to_string();
         store::update::<SettingsDoc, D, ()>(
             &self.docs,

@@ -69,10 +69,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             self.host
                 .load_session(session_id)
                 .await
-                .map_err(|e| FxbotError::StoreFailed {
+                .map_err(|error| FxbotError::Store {
                     key: session_id.to_owned(),
-                    method: "load",
-                    message: e.to_string(),
+                    error,
                 })?;
         match stored {
             Some(stored) => replay(&stored.bytes, &metas).map_err(|e| FxbotError::Internal {

@@ -14,7 +14,7 @@ use fx_wasm::bot::stream::StreamLine;
 use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
 use fx_wasm::gateway::ChatEndpoint;
 use serde_json::{json, Value};
-use support::fake_host::{sse, text_reply, FakeHost, Reply};
+use support::fake_host::{sse, text_reply, yield_now, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, MemoryDocStore>;
 
@@ -292,20 +292,6 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
 /// A store that yields before every call, so two engines' sends interleave under `join`.
 #[derive(Clone)]
 struct Yielding(MemoryDocStore);
-
-async fn yield_now() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            std::task::Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-}
 
 impl DocStore for Yielding {
     async fn doc_load(&self, key: &str) -> Result<Option<StoredRecord>, StoreError> {

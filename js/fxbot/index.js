@@ -122,12 +122,14 @@ export async function createFxbot(options = {}) {
     return error;
   };
 
+  // The first batch reads the chat from the store (another process's turns appear there);
+  // every later one comes from the engine's memory: the kept replay and the live journal.
   async function* stream(botId, cursor, { sessionId, signal, follow = true } = {}) {
     let at = cursor;
     const stop = aborted(signal).then(() => false);
+    if (signal?.aborted) return;
+    let batch = await core.stream(botId, at, sessionId ?? undefined);
     for (;;) {
-      if (signal?.aborted) return;
-      const batch = await core.stream(botId, at, sessionId ?? undefined);
       for (const line of batch.lines) {
         if (signal?.aborted) return;
         at = line.cursor;
@@ -135,7 +137,8 @@ export async function createFxbot(options = {}) {
       }
       if (batch.end || (!follow && !batch.live)) return;
       const more = await Promise.race([core.wait(botId, at, batch.epoch), stop]);
-      if (!more) return;
+      if (!more || signal?.aborted) return;
+      batch = await core.follow(botId, at, batch.epoch);
     }
   }
 

@@ -288,6 +288,12 @@ impl FxbotCore {
         call!(self, |e| e.stream(&bot, &cursor?, session.as_deref()).await)
     }
 
+    /// The next batch of an open stream (from memory): `{ lines, end, live, epoch }`.
+    pub fn follow(&self, bot: JsValue, cursor: JsValue, epoch: f64) -> Promise {
+        let (bot, cursor) = (text(&bot), json(&cursor));
+        call!(self, |e| e.follow(&bot, &cursor?, epoch as u64).await)
+    }
+
     /// Resolves true when the stream has more after `cursor`, false when it should end.
     pub fn wait(&self, bot: JsValue, cursor: JsValue, epoch: f64) -> Promise {
         let (bot, cursor) = (text(&bot), json(&cursor).unwrap_or(Value::Null));

@@ -152,6 +152,11 @@ pub struct State {
     pub appends: bool,
     /// Every session write that reached the store, in order: `("commit" | "append", bytes)`.
     pub writes: Vec<(&'static str, usize)>,
+    /// How many times the session store was loaded.
+    pub session_loads: usize,
+    /// Response bodies yield to the executor before each chunk, as a network read does: a task
+    /// beside the turn (a stream consumer) runs between two chunks.
+    pub pace_chunks: bool,
 }
 
 #[derive(Clone, Default)]
@@ -257,10 +262,29 @@ pub struct FakeBody {
     chunks: VecDeque<Vec<u8>>,
     stall: bool,
     waiting: Rc<Cell<bool>>,
+    pace: bool,
+}
+
+/// Returns `Pending` once (waking itself): the executor runs its other tasks first.
+pub async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    })
+    .await;
 }
 
 impl ResponseBody for FakeBody {
     async fn next_chunk(&mut self, cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError> {
+        if self.pace {
+            yield_now().await;
+        }
         if let Some(chunk) = self.chunks.pop_front() {
             return Ok(Some(chunk));
         }
@@ -404,6 +428,7 @@ impl Http for FakeHost {
 
 impl SessionStore for FakeHost {
     async fn load_session(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
+        self.state.borrow_mut().session_loads += 1;
         self.maybe_hang("load").await;
         Ok(self
             .state
@@ -666,6 +691,7 @@ impl FakeHost {
             chunks: chunks.into(),
             stall,
             waiting: self.waiting.clone(),
+            pace: self.state.borrow().pace_chunks,
         }
     }
 }

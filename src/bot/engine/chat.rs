@@ -498,6 +498,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             },
         )
         .await;
+        self.keep_saved_turn(&bot, &session).await;
         {
             let mut state = self.state.borrow_mut();
             if let Some(journal) = state.journals.get_mut(&bot) {

@@ -34,6 +34,7 @@ use super::error::{Entity, FxbotError};
 use super::fields::{Color, Fields, FieldsPatch, PatchFor};
 use super::ids::{BotId, MessageId, ProviderId};
 use super::journal::Journal;
+use super::replay::KeptReplay;
 use super::settings::{
     self, check_new_provider, provider_key, secret_key, ProviderDoc, SecretDoc, SettingsDoc,
 };
@@ -61,15 +62,70 @@ struct Running {
     cancel: Cancel,
 }
 
+/// Who waits in this process: stream consumers by bot (a line of one bot's turn wakes that
+/// bot's consumers only), and `signIns.wait` calls.
+#[derive(Default)]
+struct Waiters {
+    bots: HashMap<BotId, Vec<oneshot::Sender<()>>>,
+    signins: Vec<oneshot::Sender<()>>,
+}
+
+impl Waiters {
+    /// A wait for the next change of `bot`'s stream.
+    fn bot(&mut self, bot: &BotId) -> oneshot::Receiver<()> {
+        let (sender, receiver) = oneshot::channel();
+        self.bots.entry(bot.clone()).or_default().push(sender);
+        receiver
+    }
+
+    /// A wait for the next change of a sign-in.
+    fn signin(&mut self) -> oneshot::Receiver<()> {
+        let (sender, receiver) = oneshot::channel();
+        self.signins.push(sender);
+        receiver
+    }
+
+    fn wake_bot(&mut self, bot: &BotId) {
+        for waiter in self.bots.remove(bot).unwrap_or_default() {
+            let _ = waiter.send(());
+        }
+    }
+
+    fn wake_signins(&mut self) {
+        for waiter in self.signins.drain(..) {
+            let _ = waiter.send(());
+        }
+    }
+
+    fn wake_all(&mut self) {
+        for waiter in self.bots.drain().flat_map(|(_, w)| w) {
+            let _ = waiter.send(());
+        }
+        self.wake_signins();
+    }
+}
+
 #[derive(Default)]
 struct State {
     closed: bool,
     running: HashMap<BotId, Running>,
     journals: HashMap<BotId, Journal>,
+    /// The replay of each bot's current chat, kept between stream calls (§8.4).
+    kept: HashMap<BotId, KeptReplay>,
     /// Bumped by `release(bot)`: a stream of an older epoch ends.
     epochs: HashMap<BotId, u64>,
-    waiters: Vec<oneshot::Sender<()>>,
+    waiters: Waiters,
     signins: HashMap<String, signin::SignIn>,
+}
+
+impl State {
+    /// Applies `change` to `bot`'s live journal (if it has one) and wakes that bot's consumers.
+    fn with_journal(&mut self, bot: &BotId, change: impl FnOnce(&mut Journal)) {
+        if let Some(journal) = self.journals.get_mut(bot) {
+            change(journal);
+        }
+        self.waiters.wake_bot(bot);
+    }
 }
 
 /// The engine.
@@ -121,10 +177,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         make(&mut |buf: &mut [u8]| host.fill_random(buf))
     }
 
+    /// Wakes every waiter (a turn starts or ends, a release, the close).
     fn notify(&self) {
-        for waiter in self.state.borrow_mut().waiters.drain(..) {
-            let _ = waiter.send(());
-        }
+        self.state.borrow_mut().waiters.wake_all();
     }
 
     fn is_busy(&self, bot: &BotId) -> bool {
@@ -518,5 +573,35 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             extra: std::collections::BTreeMap::new(),
         };
         self.store_provider(&secret, &doc).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bot(n: u8) -> BotId {
+        BotId::from_random_bytes([n; 6])
+    }
+
+    #[test]
+    fn a_line_of_one_bot_wakes_only_its_consumers() {
+        let (a, b) = (bot(1), bot(2));
+        let mut state = State::default();
+        let mut of_a = state.waiters.bot(&a);
+        let mut of_b = state.waiters.bot(&b);
+        let mut signin = state.waiters.signin();
+        state.with_journal(&a, |_| {});
+        assert_eq!(of_a.try_recv(), Ok(Some(())));
+        assert_eq!(of_b.try_recv(), Ok(None), "bot b's consumer sleeps on");
+        assert_eq!(signin.try_recv(), Ok(None));
+        assert!(!state.waiters.bots.contains_key(&a));
+        assert_eq!(state.waiters.bots.get(&b).map(Vec::len), Some(1));
+        state.waiters.wake_signins();
+        assert_eq!(signin.try_recv(), Ok(Some(())));
+        assert_eq!(of_b.try_recv(), Ok(None));
+        state.waiters.wake_all();
+        assert_eq!(of_b.try_recv(), Ok(Some(())));
+        assert!(state.waiters.bots.is_empty());
     }
 }

@@ -40,10 +40,11 @@ pub(super) struct SignIn {
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     fn set_signin(&self, id: &str, change: impl FnOnce(&mut Value)) {
-        if let Some(signin) = self.state.borrow_mut().signins.get_mut(id) {
+        let mut state = self.state.borrow_mut();
+        if let Some(signin) = state.signins.get_mut(id) {
             change(&mut signin.view);
         }
-        self.notify();
+        state.waiters.wake_signins();
     }
 
     /// `signIns.start(kind)`: `vercel` only in part 1.
@@ -172,8 +173,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             if view.get("status").and_then(Value::as_str) != Some("pending") {
                 return Ok(view);
             }
-            let (sender, receiver) = futures::channel::oneshot::channel();
-            self.state.borrow_mut().waiters.push(sender);
+            let receiver = self.state.borrow_mut().waiters.signin();
             if receiver.await.is_err() {
                 return self.signin_get(id);
             }

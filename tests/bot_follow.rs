@@ -16,6 +16,7 @@ use fx_wasm::bot::stream::StreamLine;
 use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
 use fx_wasm::gateway::ChatEndpoint;
 use serde_json::json;
+use support::bot_args::{arg, at, bid};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
 /// A document store that counts its reads (`load` and `list`).
@@ -61,6 +62,7 @@ fn engine(host: &FakeHost, docs: &Counting, owner: &str) -> Engine {
             owner: owner.into(),
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
+            auth: fx_wasm::auth::AuthConfig::production(),
         },
     )
 }
@@ -73,11 +75,11 @@ fn bot_with_turns(earlier: usize) -> (FakeHost, Counting, Engine, String) {
         reads: Rc::new(Cell::new(0)),
     };
     let engine = engine(&host, &docs, "p1");
-    let provider = block_on(engine.providers_add(
-        &json!({"kind": "gateway", "apiKey": "test-key", "model": "fx-demo/scripted"}),
-    ))
+    let provider = block_on(engine.providers_add(arg(
+        json!({"kind": "gateway", "apiKey": "test-key", "model": "fx-demo/scripted"}),
+    )))
     .unwrap();
-    let bot = block_on(engine.bots_create(&json!({"provider": provider["id"]}))).unwrap();
+    let bot = block_on(engine.bots_create(arg(json!({"provider": provider["id"]})))).unwrap();
     let bot = bot.id.to_string();
     for t in 0..earlier {
         host.reply(text_reply(&["earlier ", "reply"]));
@@ -111,20 +113,24 @@ fn long_reply(n: usize) -> Reply {
 /// first `turn_end`. Returns the lines and how many batches it took.
 async fn consume(engine: &Engine, bot: &str, from: u64) -> (Vec<StreamLine>, usize) {
     let mut lines = Vec::new();
-    let mut at = from;
-    let mut batch = engine.stream(bot, &json!(at), None).await.unwrap();
+    let id = bid(bot);
+    let mut pos = from;
+    let mut batch = engine.stream(&id, at(json!(pos)), None).await.unwrap();
     let mut batches = 1;
     loop {
         for line in &batch.lines {
-            at = line.cursor().value();
+            pos = line.cursor().value();
             lines.push(line.clone());
             if matches!(line, StreamLine::TurnEnd(_)) {
                 return (lines, batches);
             }
         }
         assert!(!batch.end, "the stream ended before the turn did");
-        assert!(engine.wait(bot, &json!(at), batch.epoch).await);
-        batch = engine.follow(bot, &json!(at), batch.epoch).await.unwrap();
+        assert!(engine.wait(&id, at(json!(pos)), batch.epoch).await);
+        batch = engine
+            .follow(&id, at(json!(pos)), batch.epoch)
+            .await
+            .unwrap();
         batches += 1;
     }
 }
@@ -173,7 +179,7 @@ fn following_a_turn_reads_the_store_a_handful_of_times_whatever_the_chat_length(
         costs.push((loads, reads));
         // A later stream of the whole chat is served from the kept replay: the store is read
         // (it is the truth) but not parsed again; the lines are the committed turns'.
-        let all = block_on(engine.stream(&bot, &json!(0), None)).unwrap();
+        let all = block_on(engine.stream(&bid(&bot), at(json!(0)), None)).unwrap();
         assert_eq!(
             all.lines
                 .iter()
@@ -192,7 +198,7 @@ fn following_a_turn_reads_the_store_a_handful_of_times_whatever_the_chat_length(
 fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
     let (host, docs, engine, bot) = bot_with_turns(1);
     // This process keeps the chat (one turn), then another process runs turn 2.
-    let opened = block_on(engine.stream(&bot, &json!(0), None)).unwrap();
+    let opened = block_on(engine.stream(&bid(&bot), at(json!(0)), None)).unwrap();
     let other = Fxbot::new(
         host.clone(),
         docs.clone(),
@@ -200,6 +206,7 @@ fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
             owner: "p2".into(),
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
+            auth: fx_wasm::auth::AuthConfig::production(),
         },
     );
     host.reply(text_reply(&["from ", "the other tab"]));
@@ -214,7 +221,7 @@ fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
         block_on(engine.send(&bot, &json!({"text": "y", "messageId": "m3"}))).unwrap();
     assert_eq!(sent.turn, 3);
     let loads = host.state.borrow().session_loads;
-    let batch = block_on(engine.follow(&bot, &json!(end_of_1), opened.epoch)).unwrap();
+    let batch = block_on(engine.follow(&bid(&bot), at(json!(end_of_1)), opened.epoch)).unwrap();
     assert_eq!(
         host.state.borrow().session_loads,
         loads + 1,
@@ -233,7 +240,8 @@ fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
     // Now kept whole: the next follow is from memory.
     block_on(engine.run(pending.unwrap()));
     let loads = host.state.borrow().session_loads;
-    let rest = block_on(engine.follow(&bot, &json!(sent.cursor.value()), opened.epoch)).unwrap();
+    let rest =
+        block_on(engine.follow(&bid(&bot), at(json!(sent.cursor.value())), opened.epoch)).unwrap();
     assert_eq!(
         host.state.borrow().session_loads,
         loads,

@@ -207,7 +207,7 @@ export async function createFxbot(options = {}) {
     },
     async release(botId) {
       if (closed) throw closedError();
-      core.release(botId ?? undefined);
+      await core.release(botId);
     },
     async close() {
       if (closed) return;

@@ -11,6 +11,7 @@ use super::docs::bot::UpdateError;
 use super::docs::DocError;
 use super::fields::{FieldError, PinError};
 use super::ids::IdError;
+use super::library::LibraryError;
 use super::stream::LineError;
 use super::upload::MessageError;
 
@@ -124,6 +125,8 @@ pub enum FxbotError {
     Message(MessageError),
     #[error("{0}")]
     Cursor(CursorError),
+    #[error("{0}")]
+    Library(LibraryError),
     /// `send` for a bot without a provider, or whose provider was removed.
     /// An argument outside the rules, described.
     #[error("{message}")]
@@ -181,6 +184,7 @@ impl FxbotError {
             | FxbotError::Update(_)
             | FxbotError::Message(_)
             | FxbotError::Cursor(_)
+            | FxbotError::Library(_)
             | FxbotError::Invalid { .. }
             | FxbotError::NoProvider
             | FxbotError::NoModel => Code::BadRequest,
@@ -239,6 +243,7 @@ from_leaf!(
     UpdateError => Update,
     MessageError => Message,
     CursorError => Cursor,
+    LibraryError => Library,
     DocError => Doc,
 );
 

@@ -24,7 +24,6 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
-use super::super::settings::{secret_key, SecretDoc};
 use super::super::store::{self, load, Step};
 use super::super::stream::{SavedFile, StopReason, TurnStart, Usage};
 use super::super::tools::BotTools;
@@ -190,10 +189,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         if model.is_empty() {
             return Err(FxbotError::NoModel);
         }
-        let secret = load::<SecretDoc, D>(&self.docs, &secret_key(provider_id))
-            .await?
-            .map(|l| l.doc);
-        let token = secret.and_then(|s| s.api_key.or(s.access_token));
+        let token = self.credential(provider_id, &provider).await?;
         Ok((model, token, provider.team_id))
     }
 

@@ -16,7 +16,6 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::agent::session::LiveSession;
 use crate::caps::{DocStore, Host, StoredRecord};
@@ -196,19 +195,16 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// `cursor`, read from the store.
     ///
     /// # Errors
-    /// 400 for the id or a cursor that is not a whole number; 404 for an unknown bot; 500 for a
-    /// store failure.
+    /// 404 for an unknown bot; 500 for a store failure.
     pub async fn stream(
         &self,
-        bot: &str,
-        cursor: &Value,
+        id: &BotId,
+        cursor: Cursor,
         session_id: Option<&str>,
     ) -> Result<Batch, FxbotError> {
         self.check_open()?;
-        let id = BotId::parse(bot)?;
-        let cursor = Cursor::from_json(cursor)?;
-        let doc = self.bot_doc(&id).await?.doc;
-        let epoch = self.epoch(&id);
+        let doc = self.bot_doc(id).await?.doc;
+        let epoch = self.epoch(id);
         let provider_gone = match &doc.fields.provider {
             Some(provider) => self.provider_doc(provider).await?.is_none(),
             None => true,
@@ -223,7 +219,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
         if earlier {
             // An earlier chat: replayed once, never followed, not kept.
-            let (chat, stored) = self.stored_chat(&id, &session).await?;
+            let (chat, stored) = self.stored_chat(id, &session).await?;
             let replay = self
                 .derive_replay(
                     &session,
@@ -241,11 +237,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 Err(_) => Batch::ended(epoch),
             });
         }
-        self.refresh_kept(&id, &session).await?;
+        self.refresh_kept(id, &session).await?;
         // The store is the truth here: what it holds is served with the journal, whatever the
         // journal's turn.
         Ok(self
-            .serve_kept(&id, cursor, epoch, false)
+            .serve_kept(id, cursor, epoch, false)
             .unwrap_or_else(|| Batch::ended(epoch)))
     }
 
@@ -254,16 +250,19 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// As [`Fxbot::stream`], when the store must be read.
-    pub async fn follow(&self, bot: &str, cursor: &Value, epoch: u64) -> Result<Batch, FxbotError> {
-        let id = BotId::parse(bot)?;
-        let cursor = Cursor::from_json(cursor)?;
-        if self.state.borrow().closed || self.epoch(&id) != epoch {
+    pub async fn follow(
+        &self,
+        id: &BotId,
+        cursor: Cursor,
+        epoch: u64,
+    ) -> Result<Batch, FxbotError> {
+        if self.state.borrow().closed || self.epoch(id) != epoch {
             return Ok(Batch::ended(epoch));
         }
-        match self.serve_kept(&id, cursor, epoch, true) {
+        match self.serve_kept(id, cursor, epoch, true) {
             Some(batch) => Ok(batch),
             None => {
-                let batch = self.stream(bot, &Value::from(cursor.value()), None).await?;
+                let batch = self.stream(id, cursor, None).await?;
                 Ok(if batch.epoch == epoch {
                     batch
                 } else {
@@ -305,25 +304,19 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// Waits until the bot's stream has something after `cursor` in this process (a line of
     /// its live turn, or a new turn), or ends; false when the stream should end instead
     /// (`release`, `close`, another epoch).
-    pub async fn wait(&self, bot: &str, cursor: &Value, epoch: u64) -> bool {
-        let Ok(id) = BotId::parse(bot) else {
-            return false;
-        };
-        let Ok(cursor) = Cursor::from_json(cursor) else {
-            return false;
-        };
+    pub async fn wait(&self, id: &BotId, cursor: Cursor, epoch: u64) -> bool {
         loop {
             let receiver = {
                 let mut state = self.state.borrow_mut();
-                if state.closed || state.epochs.get(&id).copied().unwrap_or(0) != epoch {
+                if state.closed || state.epochs.get(id).copied().unwrap_or(0) != epoch {
                     return false;
                 }
-                if let Some(journal) = state.journals.get(&id) {
+                if let Some(journal) = state.journals.get(id) {
                     if journal.turn() > cursor.turn() || journal.last_cursor() > cursor {
                         return true;
                     }
                 }
-                state.waiters.bot(&id)
+                state.waiters.bot(id)
             };
             if receiver.await.is_err() {
                 return false;
@@ -333,12 +326,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
 
     /// `release(botId?)`: stops this process's running turns (of one bot, or all), drops their
     /// journals and kept replays and ends their streams. Nothing stored changes.
-    pub fn release(&self, bot: Option<&str>) {
+    pub fn release(&self, bot: Option<&BotId>) {
         {
             let mut state = self.state.borrow_mut();
-            let bots: Vec<BotId> = match bot.map(BotId::parse) {
-                Some(Ok(id)) => vec![id],
-                Some(Err(_)) => Vec::new(),
+            let bots: Vec<BotId> = match bot {
+                Some(id) => vec![id.clone()],
                 None => state
                     .running
                     .keys()
@@ -372,7 +364,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     /// Whether a turn of `bot` runs in this process.
-    pub fn busy(&self, bot: &str) -> bool {
-        BotId::parse(bot).is_ok_and(|id| self.is_busy(&id))
+    pub fn busy(&self, bot: &BotId) -> bool {
+        self.is_busy(bot)
     }
 }

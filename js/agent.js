@@ -4,7 +4,7 @@
 
 import { codedError } from './errors.js';
 import { memorySessionStore } from './memory-stores.js';
-import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTimeout } from './host.js';
 import { loadCore } from './load-core.js';
 
 const CLOSING = 'fx agent is closing';
@@ -24,12 +24,14 @@ export async function createFxAgent(options = {}) {
   }
   const env = normalizeEnv(options.env);
   const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
+  const modelIdleTimeoutMs = normalizeModelIdleTimeout(options.modelIdleTimeoutMs);
   const events = makeEmitter(options.onEvent);
   const turns = new Map();
   const host = makeHost({
     fetch: options.fetch,
     env,
     adapterTimeoutMs,
+    modelIdleTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: options.configStore,
     workspace: options.workspace,

@@ -40,9 +40,22 @@ export const DEFAULT_ADAPTER_TIMEOUT_MS = 10_000;
  * @throws {TypeError} for anything else.
  */
 export function normalizeAdapterTimeout(value) {
+  return timeoutOption('adapterTimeoutMs', value);
+}
+
+/**
+ * `modelIdleTimeoutMs`: undefined (the core's default, 300 000) or a whole number of
+ * milliseconds.
+ * @throws {TypeError} for anything else.
+ */
+export function normalizeModelIdleTimeout(value) {
+  return timeoutOption('modelIdleTimeoutMs', value);
+}
+
+function timeoutOption(name, value) {
   if (value === undefined || value === null) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
-    throw new TypeError(`adapterTimeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+    throw new TypeError(`${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
   }
   return value;
 }
@@ -304,7 +317,7 @@ function makeDeadlines(timeoutMs) {
   };
 }
 
-export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, docStore, openUrl, workspace, onPermission, emit, deliver }) {
+export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, docStore, openUrl, workspace, onPermission, emit, deliver }) {
   const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
   const deadlines = makeDeadlines(adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS);
   // `sessionStore.append` is our extension of the contract: a store without it gets every
@@ -314,9 +327,13 @@ export function makeHost({ fetch, env, adapterTimeoutMs, sessionStore, configSto
   const bounded = (adapterName, target, method, args) =>
     deadlines.call(`${adapterName}.${method}`, callAdapter(adapterName, target, method, args));
   return {
-    /** What the core needs to start: the environment and the workspace description. */
+    /** What the core needs to start: the environment, the workspace description, the model idle deadline. */
     config() {
-      return { env, workspace: workspace ? { info: readInfo(workspace), permission: readPermission(workspace) } : null };
+      return {
+        env,
+        workspace: workspace ? { info: readInfo(workspace), permission: readPermission(workspace) } : null,
+        modelIdleTimeoutMs,
+      };
     },
     /** The agent stopped: pending adapter calls are abandoned after one timer tick. */
     stop() {

@@ -100,6 +100,12 @@ export type FxErrorCode =
   | 'FX_GATEWAY_HTTP_ERROR'
   /** The AI Gateway could not be reached, or the connection broke (after retries). */
   | 'FX_GATEWAY_NETWORK_ERROR'
+  /**
+   * The model response sent nothing (no headers, or no next chunk of its body) within
+   * `modelIdleTimeoutMs`; it was retried like a cut stream (never once text reached the user)
+   * and the retries did not help.
+   */
+  | 'FX_GATEWAY_TIMEOUT'
   /** The response stopped short or reported a provider failure. */
   | 'FX_GATEWAY_RESPONSE_ERROR'
   /** The response is not an event stream, or an event of it breaks the protocol. */
@@ -788,9 +794,18 @@ export interface FxAgentOptions {
    * `TypeError`). A call that does not settle in time fails with `FX_ADAPTER_TIMEOUT` (the
    * message names the adapter and method) and its late answer is ignored; a config call that
    * times out is a `config.restore_error` / `config.persist_error` event. Model requests and
-   * commands have their own limits (cancellation; the workspace's 30 s).
+   * commands have their own limits (cancellation; the workspace's 30 s; `modelIdleTimeoutMs`).
    */
   adapterTimeoutMs?: number;
+  /**
+   * How long a model response may send nothing, in milliseconds (default 300 000; a whole
+   * number from 1 to 2147483647, else `createFxAgent` rejects with a `TypeError`). The wait for
+   * the response headers and each wait for the next chunk of its body count alone. A response
+   * that stays silent that long is cut like a dropped connection and retried on the usual
+   * schedule (a `request.retry` event each; never once text reached the user); when the retries
+   * do not help, the turn fails with `FX_GATEWAY_TIMEOUT`.
+   */
+  modelIdleTimeoutMs?: number;
   /** Default: a fresh in-memory store per agent. */
   sessionStore?: SessionStore;
   configStore?: ConfigStore;
@@ -959,6 +974,13 @@ export interface FxTerminalOptions {
    * is ignored. `download` may wait for the user and has no deadline.
    */
   adapterTimeoutMs?: number;
+  /**
+   * How long a model response may send nothing, in milliseconds (default 300 000; a whole
+   * number from 1 to 2147483647). As {@link FxAgentOptions.modelIdleTimeoutMs}: a silent
+   * response is retried like a cut stream, then the turn fails with `FX_GATEWAY_TIMEOUT`, shown
+   * in the terminal.
+   */
+  modelIdleTimeoutMs?: number;
   configStore?: ConfigStore;
   sessionStore?: SessionStore;
   promptHistoryStore?: PromptHistoryStore;

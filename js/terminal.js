@@ -3,7 +3,7 @@
 // output to the core, adapts the stores, and settles `exited` exactly once.
 
 import { memorySessionStore } from './memory-stores.js';
-import { makeHost, normalizeAdapterTimeout, normalizeEnv } from './host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTimeout } from './host.js';
 import { loadTerm } from './load-term.js';
 
 /** How long the core waits after the last resize before it re-wraps. */
@@ -137,6 +137,7 @@ export async function createFxTerminal(options) {
   checkTerminal(terminal);
   const env = normalizeEnv(options.env);
   const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
+  const modelIdleTimeoutMs = normalizeModelIdleTimeout(options.modelIdleTimeoutMs);
   const parsed = parseArgs(options.args);
   const emit = makeEmitter(options.onEvent);
   const download = typeof options.download === 'function' ? options.download : null;
@@ -144,6 +145,7 @@ export async function createFxTerminal(options) {
     fetch: options.fetch,
     env,
     adapterTimeoutMs,
+    modelIdleTimeoutMs,
     sessionStore: options.sessionStore ?? memorySessionStore(),
     configStore: observedConfigStore(options.configStore, emit),
     promptHistoryStore: options.promptHistoryStore,

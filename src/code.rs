@@ -82,6 +82,9 @@ codes! {
     GatewayHttpError => "FX_GATEWAY_HTTP_ERROR",
     /// The AI Gateway could not be reached, or the connection broke.
     GatewayNetworkError => "FX_GATEWAY_NETWORK_ERROR",
+    /// The model response sent nothing (no headers, or no next chunk) within
+    /// `modelIdleTimeoutMs`, and retries did not help.
+    GatewayTimeout => "FX_GATEWAY_TIMEOUT",
     /// The response stopped short or reported a provider failure.
     GatewayResponseError => "FX_GATEWAY_RESPONSE_ERROR",
     /// The response could not be read (not an event stream, a broken event).

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use futures::executor::block_on;
 use fx_wasm::agent::context::ContextPolicy;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::agent::modes::Mode;
 use fx_wasm::agent::prompt::Prompt;
 #[cfg(feature = "bot")]
@@ -167,6 +168,7 @@ fn settings<'a, P: ModelProtocol>(protocol: &'a P, system: &'a str) -> TurnSetti
         workspace: None,
         policy: ContextPolicy::default(),
         step_limit: 8,
+        model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
     }
 }
 

@@ -8,6 +8,7 @@ mod support;
 
 use base64::Engine as _;
 use futures::executor::block_on;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::bot::engine::chat::PendingTurn;
 use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use fx_wasm::bot::ids::LibraryId;
@@ -29,6 +30,7 @@ fn engine_on(host: &FakeHost, docs: &MemoryDocStore, owner: &str) -> Engine {
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
             auth: fx_wasm::auth::AuthConfig::production(),
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     )
 }
@@ -349,6 +351,7 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
         endpoint: ChatEndpoint::canonical(),
         library_url: Box::new(default_library_url),
         auth: fx_wasm::auth::AuthConfig::production(),
+        model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
     };
     let a = Fxbot::new(host.clone(), shared.clone(), config("tab-a"));
     let b = Fxbot::new(host.clone(), shared, config("tab-b"));

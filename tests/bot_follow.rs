@@ -63,6 +63,7 @@ fn engine(host: &FakeHost, docs: &Counting, owner: &str) -> Engine {
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
             auth: fx_wasm::auth::AuthConfig::production(),
+            model_idle_timeout_ms: fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     )
 }
@@ -207,6 +208,7 @@ fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
             auth: fx_wasm::auth::AuthConfig::production(),
+            model_idle_timeout_ms: fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     );
     host.reply(text_reply(&["from ", "the other tab"]));

@@ -12,6 +12,7 @@ mod fake_host;
 use bot_args::{arg, at, bid, pid};
 use fake_host::{text_reply, FakeHost};
 use futures::executor::block_on;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use fx_wasm::bot::ids::ProviderId;
 use fx_wasm::caps::MemoryDocStore;
@@ -29,6 +30,7 @@ fn a_removed_provider_is_gone() {
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
             auth: fx_wasm::auth::AuthConfig::production(),
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     );
     let p1 =

@@ -12,6 +12,7 @@ mod fake_oauth;
 use fake_host::FakeHost;
 use fake_oauth::{FakeOAuth, ISSUER};
 use futures::executor::block_on;
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::auth::AuthConfig;
 use fx_wasm::bot::args::Arg;
 use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
@@ -28,6 +29,7 @@ fn engine(host: &FakeHost) -> Fxbot<FakeHost, MemoryDocStore> {
             endpoint: ChatEndpoint::canonical(),
             library_url: Box::new(default_library_url),
             auth: auth(),
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
         },
     )
 }

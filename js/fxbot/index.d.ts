@@ -212,6 +212,13 @@ export interface FxbotOptions {
   env?: Record<string, string>;
   /** How long a store call may take (ms). */
   adapterTimeoutMs?: number;
+  /**
+   * How long a model response may send nothing, in milliseconds (default 300 000; a whole
+   * number from 1 to 2147483647). A silent response is retried like a cut stream, then the turn
+   * fails (`turn_end.error`: `FXBOT_PROVIDER_FAILED`, the message saying the AI Gateway sent
+   * nothing for that long).
+   */
+  modelIdleTimeoutMs?: number;
   onEvent?: (event: { type: string; [key: string]: unknown }) => void;
   /** Where fx-bot.wasm comes from (as `createFxAgent`'s `wasm`). */
   wasm?: WasmSource;

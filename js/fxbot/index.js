@@ -2,7 +2,7 @@
 // (bots, chats as fx sessions, send and stream with cursors, the library); this file loads it,
 // adapts the options (the document store, the session store, fetch) and shapes the calls.
 
-import { makeHost, normalizeAdapterTimeout, normalizeEnv } from '../host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTimeout } from '../host.js';
 import { memorySessionStore } from '../memory-stores.js';
 import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
 import { turnsFromLines } from './client.js';
@@ -65,7 +65,8 @@ function aborted(signal) {
 /**
  * Creates the fxbot object. Options: `store` (an FxbotStore; IndexedDB in a browser, memory in
  * Node), `sessionStore` (the chats; same defaults), `fetch`, `libraryUrl(id)`, `env` (test-only
- * loopback overrides such as `FX_GATEWAY_CHAT_URL`), `adapterTimeoutMs`, `onEvent`, `wasm`.
+ * loopback overrides such as `FX_GATEWAY_CHAT_URL`), `adapterTimeoutMs`, `modelIdleTimeoutMs`,
+ * `onEvent`, `wasm`.
  */
 export async function createFxbot(options = {}) {
   if (options === null || typeof options !== 'object') throw optionError('createFxbot options must be an object');
@@ -85,6 +86,7 @@ export async function createFxbot(options = {}) {
   checkStore('sessionStore', options.sessionStore, ['load', 'commit', 'list', 'remove']);
   const env = normalizeEnv(options.env);
   const adapterTimeoutMs = normalizeAdapterTimeout(options.adapterTimeoutMs);
+  const modelIdleTimeoutMs = normalizeModelIdleTimeout(options.modelIdleTimeoutMs);
   const browser = isBrowser();
   const ownStore = options.store ? null : browser ? indexedDbFxbotStore({ name: 'fxbot' }) : memoryFxbotStore();
   const store = options.store ?? ownStore;
@@ -111,6 +113,7 @@ export async function createFxbot(options = {}) {
     env,
     owner: randomOwner(),
     libraryUrl: options.libraryUrl,
+    modelIdleTimeoutMs,
   });
   let closed = false;
 

@@ -9,6 +9,7 @@ use crate::tools::workspace::{RawWorkspace, WorkspaceInfo};
 
 use super::context::ContextPolicy;
 use super::core::AgentError;
+use super::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use super::modes::validate_model_id;
 use super::turn::DEFAULT_STEP_LIMIT;
 
@@ -23,6 +24,9 @@ pub struct AgentConfig {
     pub workspace: Option<WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
+    /// How long a model response may send nothing (`modelIdleTimeoutMs`) before the attempt
+    /// is cut and retried ([`DEFAULT_MODEL_IDLE_TIMEOUT_MS`] by default).
+    pub model_idle_timeout_ms: u32,
     /// Replaces the stable system prompt ([`super::system_prompt::SYSTEM_PROMPT`]); the
     /// per-step runtime context follows it either way.
     pub system_prompt: Option<String>,
@@ -40,6 +44,7 @@ impl std::fmt::Debug for AgentConfig {
             .field("workspace", &self.workspace)
             .field("policy", &self.policy)
             .field("step_limit", &self.step_limit)
+            .field("model_idle_timeout_ms", &self.model_idle_timeout_ms)
             .field(
                 "system_prompt",
                 &self.system_prompt.as_ref().map(String::len),
@@ -82,6 +87,7 @@ impl AgentConfig {
             workspace,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
             system_prompt: None,
             auth: AuthConfig::from_env(
                 env.get(crate::auth::endpoints::ISSUER_OVERRIDE_ENV)

@@ -528,6 +528,7 @@ impl<H: Host> Agent<H> {
             workspace: self.config.workspace.as_ref(),
             policy,
             step_limit: self.config.step_limit,
+            model_idle_timeout_ms: self.config.model_idle_timeout_ms,
         };
         // Boxed so the turn's large state machine is not copied into every caller's future.
         let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> =

@@ -4,9 +4,15 @@
 //! a dropped connection, or a stream that ends without `finish` — but only while nothing of the
 //! answer has reached the user, so a retry never repeats text on screen. Any other failure ends
 //! the step with a typed [`StepError`].
+//!
+//! Every attempt has an idle deadline (the host's clock): a response that sends nothing for
+//! `idle_timeout_ms` — no headers yet, or a pause between body chunks — is cut like a dropped
+//! connection, retried by the same rules, and ends in [`StepError::IdleTimeout`] when retries
+//! do not help.
 
 use std::future::Future;
-use std::pin::Pin;
+use std::pin::{pin, Pin};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::gateway::error::{
@@ -21,12 +27,16 @@ use super::protocol::{ModelProtocol, StreamDecoder};
 
 use crate::caps::cancel::{Cancel, Cancelled};
 use crate::caps::http::read_capped;
-use crate::caps::{FetchError, Host, HostEvent, HttpRequest, ResponseBody};
+use crate::caps::{Clock, FetchError, Host, HostEvent, HttpRequest, ResponseBody};
 
 /// Attempts per model step (the first one included).
 pub const MAX_ATTEMPTS: u32 = 5;
 /// Largest error body read from a non-200 response.
 pub const MAX_ERROR_BODY_BYTES: usize = 1024 * 1024;
+/// How long a model response may send nothing (headers, or between body chunks) before the
+/// attempt is cut: 5 minutes, room for a reasoning model that thinks silently (Codex's default
+/// stream idle timeout is the same).
+pub const DEFAULT_MODEL_IDLE_TIMEOUT_MS: u32 = 300_000;
 
 /// Why a step produced no usable completion.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -40,6 +50,10 @@ pub enum StepError {
     /// error's message through `fetch`): there is no typed cause to keep.
     #[error("could not reach the AI Gateway: {0}")]
     Network(String),
+    /// The response sent nothing (no headers, or no next chunk) for `ms` milliseconds, and
+    /// retries did not help (or text had already reached the user).
+    #[error("the AI Gateway sent nothing for {ms} ms (modelIdleTimeoutMs)")]
+    IdleTimeout { ms: u32 },
     /// The response broke off or reported an error after output had started (or retries ran out).
     #[error("the model response failed: {0}")]
     Response(ResponseFailure),
@@ -99,6 +113,7 @@ impl StepError {
             StepError::Cancelled => Code::Cancelled,
             StepError::Http(_) => Code::GatewayHttpError,
             StepError::Network(_) => Code::GatewayNetworkError,
+            StepError::IdleTimeout { .. } => Code::GatewayTimeout,
             StepError::Response(_) => Code::GatewayResponseError,
             StepError::Decode(_) => Code::GatewayProtocolError,
         }
@@ -142,7 +157,8 @@ pub trait Reauth {
 
 /// Sends `request` (built by `protocol`) and returns the completed answer. A 401 is retried
 /// once per step with a renewed credential when `reauth` gives one (agent-gateway-auth: "one
-/// forced credential refresh + retry per step").
+/// forced credential refresh + retry per step"). An attempt whose response sends nothing for
+/// `idle_timeout_ms` is cut and retried like a dropped connection.
 ///
 /// # Errors
 /// A [`StepFailure`] with the text streamed before the failure.
@@ -152,6 +168,7 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
     cancel: &Cancel,
     request: &HttpRequest,
     reauth: Option<&dyn Reauth>,
+    idle_timeout_ms: u32,
     sink: &mut dyn StepSink,
 ) -> Result<Completion, StepFailure> {
     let mut retry = RetryState::new(MAX_ATTEMPTS);
@@ -163,7 +180,13 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
             partial_text: String::new(),
         };
         cancel.check().map_err(|_| fail(StepError::Cancelled))?;
-        let (cause, retry_after, error) = match host.fetch(request.clone(), cancel).await {
+        // The attempt's own cancel: set by `cancel` or by the idle deadline, it stops the
+        // host's fetch and reads.
+        let call = Cancel::new();
+        let mut idle = Idle::new(host, idle_timeout_ms, cancel, call.clone());
+        let fetched = idle.guard(host.fetch(request.clone(), &call)).await;
+        let (cause, retry_after, error) = match fetched {
+            Err(_) if idle.timed_out => (Some(RetryCause::ConnectionDropped), None, idle.error()),
             Err(FetchError::Cancelled) => return Err(fail(StepError::Cancelled)),
             Err(FetchError::Network(message)) => (
                 Some(RetryCause::ConnectionDropped),
@@ -171,8 +194,10 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
                 StepError::Network(message),
             ),
             Ok(mut response) if response.status != 200 => {
-                let body = read_capped(&mut response.body, cancel, MAX_ERROR_BODY_BYTES).await;
-                let body = match body {
+                let read = read_capped(&mut response.body, &call, MAX_ERROR_BODY_BYTES);
+                let body = match idle.guard(read).await {
+                    // The status is known: a body that stalls is an empty one.
+                    Err(_) if idle.timed_out => Vec::new(),
                     Err(FetchError::Cancelled) => return Err(fail(StepError::Cancelled)),
                     Err(FetchError::Network(_)) => Vec::new(),
                     Ok(body) => body,
@@ -192,43 +217,47 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
                     content_type,
                 })));
             }
-            Ok(response) => match stream(response.body, protocol.decoder(), cancel, sink).await {
-                Streamed::Done(completion) => match completion.disposition() {
-                    Disposition::Interrupted
-                        if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
-                    {
-                        (
-                            Some(RetryCause::ResponseInterrupted),
-                            None,
-                            StepError::Response(ResponseFailure::Incomplete),
-                        )
+            Ok(response) => {
+                match stream(response.body, protocol.decoder(), &mut idle, sink).await {
+                    Streamed::Done(completion) => match completion.disposition() {
+                        Disposition::Interrupted
+                            if completion.streamed_bytes == 0
+                                && completion.tool_calls.is_empty() =>
+                        {
+                            (
+                                Some(RetryCause::ResponseInterrupted),
+                                None,
+                                StepError::Response(ResponseFailure::Incomplete),
+                            )
+                        }
+                        Disposition::ProviderFailure
+                            if completion.streamed_bytes == 0
+                                && completion.tool_calls.is_empty() =>
+                        {
+                            (
+                                Some(RetryCause::ProviderUnavailable),
+                                None,
+                                StepError::Response(ResponseFailure::of(&completion)),
+                            )
+                        }
+                        _ => return Ok(*completion),
+                    },
+                    Streamed::Failed {
+                        error,
+                        partial_text,
+                    } => {
+                        if !partial_text.is_empty()
+                            || matches!(error, StepError::Cancelled | StepError::Decode(_))
+                        {
+                            return Err(StepFailure {
+                                error,
+                                partial_text,
+                            });
+                        }
+                        (Some(RetryCause::ConnectionDropped), None, error)
                     }
-                    Disposition::ProviderFailure
-                        if completion.streamed_bytes == 0 && completion.tool_calls.is_empty() =>
-                    {
-                        (
-                            Some(RetryCause::ProviderUnavailable),
-                            None,
-                            StepError::Response(ResponseFailure::of(&completion)),
-                        )
-                    }
-                    _ => return Ok(*completion),
-                },
-                Streamed::Failed {
-                    error,
-                    partial_text,
-                } => {
-                    if !partial_text.is_empty()
-                        || matches!(error, StepError::Cancelled | StepError::Decode(_))
-                    {
-                        return Err(StepFailure {
-                            error,
-                            partial_text,
-                        });
-                    }
-                    (Some(RetryCause::ConnectionDropped), None, error)
                 }
-            },
+            }
         };
         if let (StepError::Http(http), Some(reauth), None) = (&error, reauth, &renewed) {
             if http.status() == Some(401) {
@@ -293,6 +322,123 @@ fn yield_now() -> impl std::future::Future<Output = ()> {
     })
 }
 
+/// The idle deadline of one attempt: the response must send something (its headers, then each
+/// next body chunk) within `ms` of when the step began to wait for it. One host timer per quiet
+/// period, not one per chunk: a timer that fires after bytes arrived is set again for the rest
+/// of the current wait. The clock is read only when a wait begins (a read that is ready at once
+/// costs nothing).
+struct Idle<'a, C: Clock> {
+    clock: &'a C,
+    ms: u32,
+    /// When the current wait began.
+    since_ms: i64,
+    /// An operation is pending (its wait began at `since_ms`).
+    waiting: bool,
+    /// Something arrived since the timer was set.
+    active: bool,
+    timer: Option<Pin<Box<dyn Future<Output = ()> + 'a>>>,
+    /// The step's cancel (the user's stop).
+    outer: &'a Cancel,
+    /// The attempt's cancel, set at the deadline or by the outer cancel.
+    call: Cancel,
+    /// The deadline passed (and `call` was set for it).
+    timed_out: bool,
+}
+
+impl<'a, C: Clock> Idle<'a, C> {
+    fn new(clock: &'a C, ms: u32, outer: &'a Cancel, call: Cancel) -> Self {
+        Idle {
+            clock,
+            ms: ms.max(1),
+            outer,
+            since_ms: 0,
+            waiting: false,
+            active: false,
+            timer: None,
+            call,
+            timed_out: false,
+        }
+    }
+
+    fn error(&self) -> StepError {
+        StepError::IdleTimeout { ms: self.ms }
+    }
+
+    /// Runs `op` (a fetch or a read with [`Idle::call`]) to its end. When `outer` is set or the
+    /// deadline passes first, sets `call` and keeps polling until `op` notices.
+    async fn guard<T>(&mut self, op: impl Future<Output = T>) -> T {
+        let mut op = pin!(op);
+        std::future::poll_fn(|cx| match op.as_mut().poll(cx) {
+            Poll::Ready(value) => {
+                self.waiting = false;
+                self.active = true;
+                Poll::Ready(value)
+            }
+            Poll::Pending => {
+                self.watch(cx);
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    /// While an operation is pending: starts its wait, and sets `call` once `outer` is set or
+    /// the deadline passed (else registers `cx` with both). Not inlined: one copy for every
+    /// kind of operation.
+    #[inline(never)]
+    fn watch(&mut self, cx: &mut Context<'_>) {
+        let outer = self.outer;
+        if !self.waiting {
+            self.waiting = true;
+            self.since_ms = self.clock.now_ms();
+            if self.timer.is_none() {
+                self.arm(self.ms);
+            }
+        }
+        if self.call.is_cancelled() {
+            return;
+        }
+        if outer.is_cancelled() || self.expired(cx) {
+            self.timed_out = !outer.is_cancelled();
+            self.call.cancel();
+            cx.waker().wake_by_ref();
+        } else {
+            let _ = pin!(outer.cancelled()).poll(cx);
+        }
+    }
+
+    fn arm(&mut self, wait: u32) {
+        let clock = self.clock;
+        self.timer = Some(Box::pin(clock.deadline(wait)));
+        self.active = false;
+    }
+
+    /// True once `ms` passed in the current wait; else the timer is set and registered.
+    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
+        loop {
+            let Some(timer) = self.timer.as_mut() else {
+                let due = self.since_ms.saturating_add(i64::from(self.ms));
+                let wait = due
+                    .saturating_sub(self.clock.now_ms())
+                    .min(i64::from(self.ms));
+                let Ok(wait @ 1..) = u32::try_from(wait) else {
+                    return true;
+                };
+                self.arm(wait);
+                continue;
+            };
+            if timer.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            self.timer = None;
+            if !std::mem::take(&mut self.active) {
+                // Nothing arrived in the whole wait (whatever the clock reads).
+                return true;
+            }
+        }
+    }
+}
+
 enum Streamed {
     Done(Box<Completion>),
     Failed {
@@ -301,20 +447,23 @@ enum Streamed {
     },
 }
 
-async fn stream<B: ResponseBody, D: StreamDecoder>(
+async fn stream<B: ResponseBody, D: StreamDecoder, C: Clock>(
     mut body: B,
     mut decoder: D,
-    cancel: &Cancel,
+    idle: &mut Idle<'_, C>,
     sink: &mut dyn StepSink,
 ) -> Streamed {
     let mut accumulator = StreamAccumulator::new();
     let mut events = Vec::new();
+    let call = idle.call.clone();
+    let cancel = idle.outer;
     'read: loop {
-        let chunk = match body.next_chunk(cancel).await {
+        let chunk = match idle.guard(body.next_chunk(&call)).await {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(error) => {
                 let error = match error {
+                    _ if idle.timed_out => idle.error(),
                     FetchError::Cancelled => StepError::Cancelled,
                     FetchError::Network(message) => StepError::Network(message),
                 };

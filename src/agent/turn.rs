@@ -50,6 +50,9 @@ pub struct TurnSettings<'a, P: ModelProtocol> {
     pub workspace: Option<&'a WorkspaceInfo>,
     pub policy: ContextPolicy,
     pub step_limit: u32,
+    /// How long a model response may send nothing before the attempt is cut
+    /// ([`super::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS`] unless configured).
+    pub model_idle_timeout_ms: u32,
 }
 
 /// Why a turn failed (it is still recorded in the session as an interrupted turn).
@@ -323,6 +326,7 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
                 self.cancel,
                 &request,
                 self.settings.reauth,
+                self.settings.model_idle_timeout_ms,
                 &mut sink,
             )
             .await

@@ -14,6 +14,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, spawn_local};
 
+use crate::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use crate::bot::args::Arg;
 use crate::bot::cursor::Cursor;
 use crate::bot::engine::{default_library_url, EngineConfig, Fxbot};
@@ -97,8 +98,9 @@ macro_rules! call {
 
 #[wasm_bindgen]
 impl FxbotCore {
-    /// `config`: `{ env, owner, libraryUrl }` (`libraryUrl` a function of the item id, or
-    /// absent for the seed's route).
+    /// `config`: `{ env, owner, libraryUrl, modelIdleTimeoutMs }` (`libraryUrl` a function of
+    /// the item id, or absent for the seed's route; `modelIdleTimeoutMs` absent for the
+    /// default).
     ///
     /// # Errors
     /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy.
@@ -131,6 +133,8 @@ impl FxbotCore {
             endpoint,
             library_url,
             auth,
+            model_idle_timeout_ms: super::config::model_idle_timeout_ms(&config)
+                .unwrap_or(DEFAULT_MODEL_IDLE_TIMEOUT_MS),
         };
         let host = JsHostAdapter::new(host);
         Ok(FxbotCore {

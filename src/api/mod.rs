@@ -7,7 +7,7 @@ pub mod agent;
 pub mod bench;
 #[cfg(feature = "bot")]
 pub mod bot;
-#[cfg(any(feature = "core-api", feature = "term"))]
+#[cfg(any(feature = "core-api", feature = "term", feature = "bot"))]
 mod config;
 #[cfg(feature = "core-api")]
 pub mod log;

@@ -32,6 +32,9 @@ pub enum Reply {
     Stall { chunks: Vec<Vec<u8>> },
     /// The fetch promise never resolves (until cancelled).
     Hang,
+    /// Status 200; each chunk arrives `every_ms` (on the fake clock) after the previous read
+    /// began; then the end.
+    Paced { chunks: Vec<Vec<u8>>, every_ms: i64 },
     /// The connection fails.
     Network(String),
     /// Status 200 with this `Content-Type`, the chunks, then the end.
@@ -136,6 +139,9 @@ pub struct State {
     /// [`FakeHost::wake_sleepers`] after moving the clock.
     pub park_sleeps: bool,
     pub sleepers: Vec<std::task::Waker>,
+    /// Every `deadline` asked for (ms). A deadline always waits for the clock (`now_ms`) to
+    /// reach its end, whatever `park_sleeps` says: a test moves the clock to make one pass.
+    pub deadlines: Vec<u32>,
     /// Store and config calls that never answer, by name: `load`, `list`, `remove`,
     /// `config_get`, `config_set`, `oauth_load` (js/host.js would end them at their deadline;
     /// here only dropping the call ends the wait).
@@ -262,7 +268,10 @@ pub struct FakeBody {
     chunks: VecDeque<Vec<u8>>,
     stall: bool,
     waiting: Rc<Cell<bool>>,
-    pace: bool,
+    /// Each read waits this long on the host's clock first (`Reply::Paced`).
+    pace: Option<(FakeHost, i64)>,
+    /// Each read first yields to the executor once (`State::pace_chunks`).
+    yields: bool,
 }
 
 /// Returns `Pending` once (waking itself): the executor runs its other tasks first.
@@ -282,8 +291,15 @@ pub async fn yield_now() {
 
 impl ResponseBody for FakeBody {
     async fn next_chunk(&mut self, cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError> {
-        if self.pace {
+        if self.yields {
             yield_now().await;
+        }
+        if let Some((host, every_ms)) = &self.pace {
+            let target = host.state.borrow().now_ms + every_ms;
+            self.waiting.set(true);
+            let arrived = cancel.run(host.until(target)).await;
+            self.waiting.set(false);
+            arrived.map_err(|_| FetchError::Cancelled)?;
         }
         if let Some(chunk) = self.chunks.pop_front() {
             return Ok(Some(chunk));
@@ -306,6 +322,14 @@ impl Clock for FakeHost {
     }
     async fn sleep(&self, ms: u32) {
         self.park(ms).await;
+    }
+    async fn deadline(&self, ms: u32) {
+        let target = {
+            let mut state = self.state.borrow_mut();
+            state.deadlines.push(ms);
+            state.now_ms + i64::from(ms)
+        };
+        self.until(target).await;
     }
 }
 
@@ -334,6 +358,11 @@ impl FakeHost {
             }
             state.now_ms + i64::from(ms)
         };
+        self.until(target).await;
+    }
+
+    /// Waits until the clock reads `target` (woken by [`FakeHost::wake_sleepers`]).
+    async fn until(&self, target: i64) {
         std::future::poll_fn(|cx| {
             let mut state = self.state.borrow_mut();
             if state.now_ms >= target {
@@ -400,6 +429,16 @@ impl Http for FakeHost {
                 content_type: None,
                 body: self.body(chunks, false),
             }),
+            Reply::Paced { chunks, every_ms } => {
+                let mut body = self.body(chunks, false);
+                body.pace = Some((self.clone(), every_ms));
+                Ok(HttpResponse {
+                    status: 200,
+                    retry_after: None,
+                    content_type: None,
+                    body,
+                })
+            }
             Reply::Stall { chunks } => Ok(HttpResponse {
                 status: 200,
                 retry_after: None,
@@ -691,7 +730,8 @@ impl FakeHost {
             chunks: chunks.into(),
             stall,
             waiting: self.waiting.clone(),
-            pace: self.state.borrow().pace_chunks,
+            pace: None,
+            yields: self.state.borrow().pace_chunks,
         }
     }
 }

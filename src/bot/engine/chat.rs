@@ -413,6 +413,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             workspace: None,
             policy: ContextPolicy::default(),
             step_limit: DEFAULT_STEP_LIMIT,
+            model_idle_timeout_ms: self.config.model_idle_timeout_ms,
         };
         let turn_future: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> =
             Box::pin(run_turn(

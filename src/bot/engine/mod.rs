@@ -48,6 +48,9 @@ pub struct EngineConfig {
     pub library_url: Box<dyn Fn(&str) -> String>,
     /// The Vercel issuer and client id, for sign-ins and their refreshes.
     pub auth: AuthConfig,
+    /// How long a model response may send nothing before the attempt is cut and retried
+    /// (`modelIdleTimeoutMs`; [`crate::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS`]).
+    pub model_idle_timeout_ms: u32,
 }
 
 /// The seed's route for a library item.

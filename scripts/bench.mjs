@@ -2,7 +2,7 @@
 // and Chromium side by side, every figure a median of at least 5 runs in this one process (the
 // cold figures excepted: there is one first load per process or page).
 //
-// - sizes of fx-core.wasm and fx-term.wasm: raw, gzip -9, brotli (quality 11);
+// - sizes of fx-core.wasm, fx-term.wasm and fx-bot.wasm: raw, gzip -9, brotli (quality 11);
 // - createFxAgent: ready cold (the first one, which compiles fx-core.wasm) and warm, first
 //   update and µs per delta at 5,000 and 50,000 deltas in one read (tests/bench/agent-measure.mjs);
 //   the Vercel AI SDK (`ai` + `@ai-sdk/gateway`, `streamText`) on the same fake fetch and body,
@@ -63,7 +63,7 @@ if (process.argv.includes('--log')) {
 
 async function sizes() {
   const out = {};
-  for (const name of ['fx-core.wasm', 'fx-term.wasm']) {
+  for (const name of ['fx-core.wasm', 'fx-term.wasm', 'fx-bot.wasm']) {
     const bytes = await readFile(join(root, 'pkg', name));
     out[name] = {
       raw: bytes.length,

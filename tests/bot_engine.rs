@@ -8,31 +8,19 @@ mod support;
 
 use base64::Engine as _;
 use futures::executor::block_on;
-use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::bot::engine::chat::PendingTurn;
-use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::bot::engine::Fxbot;
 use fx_wasm::bot::ids::LibraryId;
 use fx_wasm::bot::stream::StreamLine;
 use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
-use fx_wasm::gateway::ChatEndpoint;
 use serde_json::{json, Value};
-use support::bot_args::{arg, at, bid, bot_arg, cursor, lid};
+use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid};
 use support::fake_host::{sse, text_reply, yield_now, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, MemoryDocStore>;
 
 fn engine_on(host: &FakeHost, docs: &MemoryDocStore, owner: &str) -> Engine {
-    Fxbot::new(
-        host.clone(),
-        docs.clone(),
-        EngineConfig {
-            owner: owner.into(),
-            endpoint: ChatEndpoint::canonical(),
-            library_url: Box::new(default_library_url),
-            auth: fx_wasm::auth::AuthConfig::production(),
-            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-        },
-    )
+    Fxbot::new(host.clone(), docs.clone(), engine_config(owner))
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -346,15 +334,8 @@ impl DocStore for Yielding {
 fn two_engines_on_one_store_run_one_turn_per_message_id() {
     let (host, docs, first, bot) = setup();
     let shared = Yielding(docs.clone());
-    let config = |owner: &str| EngineConfig {
-        owner: owner.into(),
-        endpoint: ChatEndpoint::canonical(),
-        library_url: Box::new(default_library_url),
-        auth: fx_wasm::auth::AuthConfig::production(),
-        model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-    };
-    let a = Fxbot::new(host.clone(), shared.clone(), config("tab-a"));
-    let b = Fxbot::new(host.clone(), shared, config("tab-b"));
+    let a = Fxbot::new(host.clone(), shared.clone(), engine_config("tab-a"));
+    let b = Fxbot::new(host.clone(), shared, engine_config("tab-b"));
     drop(first);
     host.reply(text_reply(&["once"]));
     let message = json!({"text": "hi", "messageId": "m1"});

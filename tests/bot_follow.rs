@@ -11,12 +11,11 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::bot::engine::Fxbot;
 use fx_wasm::bot::stream::StreamLine;
 use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
-use fx_wasm::gateway::ChatEndpoint;
 use serde_json::json;
-use support::bot_args::{arg, at, bid};
+use support::bot_args::{arg, at, bid, engine_config};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
 /// A document store that counts its reads (`load` and `list`).
@@ -55,17 +54,7 @@ impl DocStore for Counting {
 type Engine = Fxbot<FakeHost, Counting>;
 
 fn engine(host: &FakeHost, docs: &Counting, owner: &str) -> Engine {
-    Fxbot::new(
-        host.clone(),
-        docs.clone(),
-        EngineConfig {
-            owner: owner.into(),
-            endpoint: ChatEndpoint::canonical(),
-            library_url: Box::new(default_library_url),
-            auth: fx_wasm::auth::AuthConfig::production(),
-            model_idle_timeout_ms: fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-        },
-    )
+    Fxbot::new(host.clone(), docs.clone(), engine_config(owner))
 }
 
 /// An engine with one bot whose chat has `earlier` finished turns.
@@ -200,17 +189,7 @@ fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
     let (host, docs, engine, bot) = bot_with_turns(1);
     // This process keeps the chat (one turn), then another process runs turn 2.
     let opened = block_on(engine.stream(&bid(&bot), at(json!(0)), None)).unwrap();
-    let other = Fxbot::new(
-        host.clone(),
-        docs.clone(),
-        EngineConfig {
-            owner: "p2".into(),
-            endpoint: ChatEndpoint::canonical(),
-            library_url: Box::new(default_library_url),
-            auth: fx_wasm::auth::AuthConfig::production(),
-            model_idle_timeout_ms: fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-        },
-    );
+    let other = Fxbot::new(host.clone(), docs.clone(), engine_config("p2"));
     host.reply(text_reply(&["from ", "the other tab"]));
     let (_, pending) =
         block_on(other.send(&bot, &json!({"text": "x", "messageId": "o1"}))).unwrap();

@@ -9,30 +9,18 @@ mod bot_args;
 #[path = "support/fake_host.rs"]
 mod fake_host;
 
-use bot_args::{arg, at, bid, pid};
+use bot_args::{arg, at, bid, engine_config, pid};
 use fake_host::{text_reply, FakeHost};
 use futures::executor::block_on;
-use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
-use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::bot::engine::Fxbot;
 use fx_wasm::bot::ids::ProviderId;
 use fx_wasm::caps::MemoryDocStore;
-use fx_wasm::gateway::ChatEndpoint;
 use serde_json::json;
 
 #[test]
 fn a_removed_provider_is_gone() {
     let host = FakeHost::new();
-    let fxbot = Fxbot::new(
-        host.clone(),
-        MemoryDocStore::new(),
-        EngineConfig {
-            owner: "p1".into(),
-            endpoint: ChatEndpoint::canonical(),
-            library_url: Box::new(default_library_url),
-            auth: fx_wasm::auth::AuthConfig::production(),
-            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-        },
-    );
+    let fxbot = Fxbot::new(host.clone(), MemoryDocStore::new(), engine_config("p1"));
     let p1 =
         block_on(fxbot.providers_add(arg(json!({"kind": "gateway", "apiKey": "k", "model": "m"}))))
             .unwrap();

@@ -1,10 +1,14 @@
 //! Arguments of the bots engine from JSON, as the boundary (src/api/bot.rs) decodes them from
-//! JavaScript: the same serde types, fed by serde_json.
+//! JavaScript: the same serde types, fed by serde_json; and an engine's test configuration.
 #![allow(dead_code, clippy::expect_used)]
 
+use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
+use fx_wasm::auth::AuthConfig;
 use fx_wasm::bot::args::Arg;
 use fx_wasm::bot::cursor::{Cursor, CursorError};
+use fx_wasm::bot::engine::{default_library_url, EngineConfig};
 use fx_wasm::bot::ids::{BotId, IdError, LibraryId, ProviderId};
+use fx_wasm::gateway::ChatEndpoint;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -37,4 +41,16 @@ pub fn at(value: Value) -> Cursor {
 /// A bot id from JSON, as the boundary checks it.
 pub fn bot_arg(value: Value) -> Result<BotId, IdError> {
     BotId::from_arg(arg(value))
+}
+
+/// An engine's configuration in tests: process `owner`, the canonical endpoint, the seed's
+/// library URLs, the production issuer, the default idle deadline.
+pub fn engine_config(owner: &str) -> EngineConfig {
+    EngineConfig {
+        owner: owner.into(),
+        endpoint: ChatEndpoint::canonical(),
+        library_url: Box::new(default_library_url),
+        auth: AuthConfig::production(),
+        model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+    }
 }

@@ -626,3 +626,34 @@ fn release_ends_waits_and_library_rows() {
     block_on(engine.library_remove(&lid(id))).unwrap();
     assert_eq!(status(block_on(engine.library_get(&lid(id)))).0, 404);
 }
+
+#[test]
+fn pins_of_a_store_written_before_the_pins_document() {
+    let (_host, docs, engine, bot) = setup();
+    // An older version kept `pinned` in the bot's own document.
+    let key = format!("bot/{bot}");
+    let stored = block_on(docs.doc_load(&key)).unwrap().unwrap();
+    let mut old: Value = serde_json::from_slice(&stored.bytes).unwrap();
+    old["pinned"] = json!(true);
+    block_on(docs.doc_commit(
+        &key,
+        &serde_json::to_vec(&old).unwrap(),
+        Some(&stored.revision),
+    ))
+    .unwrap();
+    assert!(block_on(docs.doc_load("pins")).unwrap().is_none());
+    let other = block_on(engine.bots_create(arg(json!({"name": "Other"})))).unwrap();
+    let list = block_on(engine.bots_list()).unwrap();
+    assert_eq!(
+        list.iter()
+            .map(|p| (p.id.to_string(), p.pinned))
+            .collect::<Vec<_>>(),
+        [(bot.clone(), true), (other.id.to_string(), false)]
+    );
+    // The pins document is written once; from then on it is the truth.
+    let pins: Value =
+        serde_json::from_slice(&block_on(docs.doc_load("pins")).unwrap().unwrap().bytes).unwrap();
+    assert_eq!(pins["bots"], json!([bot]));
+    block_on(engine.bots_update(&bid(&bot), arg(json!({"pinned": false})))).unwrap();
+    assert!(!block_on(engine.bots_get(&bid(&bot))).unwrap().pinned);
+}

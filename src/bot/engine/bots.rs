@@ -54,10 +54,23 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         Ok(PinsDoc::from_legacy(pinned))
     }
 
+    /// The pins. A store written before the pins document existed gets it once, from the bot
+    /// documents (a concurrent writer's wins: it is read back).
     async fn pins_now(&self) -> Result<PinsDoc, FxbotError> {
-        match self.pins().await? {
-            Some(pins) => Ok(pins.doc),
-            None => self.legacy_pins().await,
+        if let Some(pins) = self.pins().await? {
+            return Ok(pins.doc);
+        }
+        let legacy = self.legacy_pins().await?;
+        match self
+            .docs
+            .doc_commit(keys::PINS, &encode(&legacy), None)
+            .await
+        {
+            Ok(_) => Ok(legacy),
+            Err(StoreError::RevisionConflict { .. }) => {
+                Ok(self.pins().await?.map_or(legacy, |p| p.doc))
+            }
+            Err(other) => Err(store_error(keys::PINS, other)),
         }
     }
 

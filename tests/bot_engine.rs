@@ -12,10 +12,10 @@ use fx_wasm::bot::engine::chat::PendingTurn;
 use fx_wasm::bot::engine::Fxbot;
 use fx_wasm::bot::ids::LibraryId;
 use fx_wasm::bot::stream::StreamLine;
-use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
+use fx_wasm::caps::{DocStore, MemoryDocStore};
 use serde_json::{json, Value};
-use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid};
-use support::fake_host::{sse, text_reply, yield_now, FakeHost, Reply};
+use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid, SpyDocs};
+use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, MemoryDocStore>;
 
@@ -298,42 +298,14 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
     assert_eq!(profile.session_id.as_deref(), sent["sessionId"].as_str());
 }
 
-/// A store that yields before every call, so two engines' sends interleave under `join`.
-#[derive(Clone)]
-struct Yielding(MemoryDocStore);
-
-impl DocStore for Yielding {
-    async fn doc_load(&self, key: &str) -> Result<Option<StoredRecord>, StoreError> {
-        yield_now().await;
-        self.0.doc_load(key).await
-    }
-    async fn doc_commit(
-        &self,
-        key: &str,
-        bytes: &[u8],
-        expected: Option<&str>,
-    ) -> Result<String, StoreError> {
-        yield_now().await;
-        self.0.doc_commit(key, bytes, expected).await
-    }
-    async fn doc_list(&self, prefix: &str) -> Result<Vec<ListedDoc>, StoreError> {
-        yield_now().await;
-        self.0.doc_list(prefix).await
-    }
-    async fn doc_remove(
-        &self,
-        key: &str,
-        expected: Option<&str>,
-    ) -> Result<RemoveOutcome, StoreError> {
-        yield_now().await;
-        self.0.doc_remove(key, expected).await
-    }
-}
-
 #[test]
 fn two_engines_on_one_store_run_one_turn_per_message_id() {
     let (host, docs, first, bot) = setup();
-    let shared = Yielding(docs.clone());
+    let shared = SpyDocs {
+        inner: docs.clone(),
+        yields: true,
+        ..SpyDocs::default()
+    };
     let a = Fxbot::new(host.clone(), shared.clone(), engine_config("tab-a"));
     let b = Fxbot::new(host.clone(), shared, engine_config("tab-b"));
     drop(first);

@@ -7,63 +7,23 @@
 
 mod support;
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use futures::executor::block_on;
 use fx_wasm::bot::engine::Fxbot;
 use fx_wasm::bot::stream::StreamLine;
-use fx_wasm::caps::{DocStore, ListedDoc, MemoryDocStore, RemoveOutcome, StoreError, StoredRecord};
 use serde_json::json;
-use support::bot_args::{arg, at, bid, engine_config};
+use support::bot_args::{arg, at, bid, engine_config, SpyDocs};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
-/// A document store that counts its reads (`load` and `list`).
-#[derive(Clone)]
-struct Counting {
-    inner: MemoryDocStore,
-    reads: Rc<Cell<usize>>,
-}
+type Engine = Fxbot<FakeHost, SpyDocs>;
 
-impl DocStore for Counting {
-    async fn doc_load(&self, key: &str) -> Result<Option<StoredRecord>, StoreError> {
-        self.reads.set(self.reads.get() + 1);
-        self.inner.doc_load(key).await
-    }
-    async fn doc_commit(
-        &self,
-        key: &str,
-        bytes: &[u8],
-        expected: Option<&str>,
-    ) -> Result<String, StoreError> {
-        self.inner.doc_commit(key, bytes, expected).await
-    }
-    async fn doc_list(&self, prefix: &str) -> Result<Vec<ListedDoc>, StoreError> {
-        self.reads.set(self.reads.get() + 1);
-        self.inner.doc_list(prefix).await
-    }
-    async fn doc_remove(
-        &self,
-        key: &str,
-        expected: Option<&str>,
-    ) -> Result<RemoveOutcome, StoreError> {
-        self.inner.doc_remove(key, expected).await
-    }
-}
-
-type Engine = Fxbot<FakeHost, Counting>;
-
-fn engine(host: &FakeHost, docs: &Counting, owner: &str) -> Engine {
+fn engine(host: &FakeHost, docs: &SpyDocs, owner: &str) -> Engine {
     Fxbot::new(host.clone(), docs.clone(), engine_config(owner))
 }
 
 /// An engine with one bot whose chat has `earlier` finished turns.
-fn bot_with_turns(earlier: usize) -> (FakeHost, Counting, Engine, String) {
+fn bot_with_turns(earlier: usize) -> (FakeHost, SpyDocs, Engine, String) {
     let host = FakeHost::new();
-    let docs = Counting {
-        inner: MemoryDocStore::new(),
-        reads: Rc::new(Cell::new(0)),
-    };
+    let docs = SpyDocs::default();
     let engine = engine(&host, &docs, "p1");
     let provider = block_on(engine.providers_add(arg(
         json!({"kind": "gateway", "apiKey": "test-key", "model": "fx-demo/scripted"}),

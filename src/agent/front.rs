@@ -205,12 +205,17 @@ impl<H: Host> Agent<H> {
     }
 
     /// Lets go of open session `id` once the front end is done with it: a session the store
-    /// holds whole is forgotten; one it does not is kept, and saved by the next
-    /// [`Agent::load_session`] (or reported by [`Agent::close_sessions`]).
-    pub fn release_session(&self, id: &str) {
+    /// holds whole is forgotten and handed back (the front end may keep what it read of it);
+    /// one it does not is kept, and saved by the next [`Agent::load_session`] (or reported by
+    /// [`Agent::close_sessions`]).
+    pub fn release_session(&self, id: &str) -> Option<Box<LiveSession>> {
         let mut sessions = self.sessions.borrow_mut();
-        if matches!(sessions.get(id), Some(Slot::Idle(session)) if session.is_saved()) {
-            sessions.remove(id);
+        if !matches!(sessions.get(id), Some(Slot::Idle(session)) if session.is_saved()) {
+            return None;
+        }
+        match sessions.remove(id) {
+            Some(Slot::Idle(session)) => Some(session),
+            _ => None,
         }
     }
 }

@@ -1,20 +1,23 @@
 //! [`FxbotError`]: every failure of a `createFxbot` call, with a stable `FXBOT_*` [`Code`] of the
 //! one code table and its HTTP-like status (400, 404, 409, 500, 502; fxbot DESIGN §3.4). Each
-//! leaf keeps its own typed error (ids, fields, messages, cursors, documents), and this module is
-//! the one place they become a code, by exhaustive matches.
+//! leaf keeps its own typed error (ids, fields, messages, cursors, documents, the agent's), and
+//! this module is the one place they become a code, by exhaustive matches.
+
+use crate::agent::model::StepError;
+use crate::agent::session::SessionError;
+use crate::agent::turn::TurnError;
+use crate::agent::AgentError;
+use crate::caps::StoreError;
+use crate::Code;
 
 use super::cursor::CursorError;
 use super::docs::bot::UpdateError;
 use super::docs::DocError;
 use super::fields::{FieldError, PinError};
 use super::ids::IdError;
+use super::library::LibraryError;
 use super::stream::LineError;
 use super::upload::MessageError;
-use crate::agent::model::StepError;
-use crate::agent::session::SessionError;
-use crate::agent::turn::TurnError;
-use crate::agent::AgentError;
-use crate::Code;
 
 /// What a 404 names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +59,8 @@ pub enum FxbotError {
     Message(MessageError),
     #[error("{0}")]
     Cursor(CursorError),
+    #[error("{0}")]
+    Library(LibraryError),
     /// `send` for a bot without a provider, or whose provider was removed.
     /// An argument outside the rules, described.
     #[error("{message}")]
@@ -76,12 +81,14 @@ pub enum FxbotError {
     Closed,
     #[error("{0}")]
     Doc(DocError),
-    #[error("the store's {method}({key}) failed: {message}")]
-    StoreFailed {
-        key: String,
-        method: &'static str,
-        message: String,
-    },
+    /// A store call failed: the document store (`key` a document's key) or the session store
+    /// (`key` a chat's session id).
+    #[error("{}", store_text(key, error))]
+    Store { key: String, error: StoreError },
+    /// A chat's session could not be opened or changed (a damaged or misfiled log); a failure
+    /// of the session store itself is [`FxbotError::Store`].
+    #[error("{0}")]
+    Session(SessionError),
     #[error("{message}")]
     ProviderFailed { message: String },
     #[error("internal error: {message}")]
@@ -139,6 +146,20 @@ fn agent_code(error: &AgentError) -> Code {
     }
 }
 
+/// `store.commit(bot/…) failed: …`, `sessionStore.load(<id>) failed: …`.
+fn store_text(key: &str, error: &StoreError) -> String {
+    match error {
+        StoreError::Failed { store, method, .. } => {
+            format!(
+                "{}.{method}({key}) failed: {}",
+                store.name(),
+                error.message()
+            )
+        }
+        StoreError::RevisionConflict { .. } => format!("{key}: {}", error.message()),
+    }
+}
+
 impl FxbotError {
     /// The stable code.
     pub fn code(&self) -> Code {
@@ -149,6 +170,7 @@ impl FxbotError {
             | FxbotError::Update(_)
             | FxbotError::Message(_)
             | FxbotError::Cursor(_)
+            | FxbotError::Library(_)
             | FxbotError::Invalid { .. }
             | FxbotError::NoProvider
             | FxbotError::NoModel => Code::BotBadRequest,
@@ -156,7 +178,9 @@ impl FxbotError {
             FxbotError::Busy { .. } => Code::BotBusy,
             FxbotError::Conflict { .. } => Code::BotConflict,
             FxbotError::Closed => Code::BotClosed,
-            FxbotError::Doc(_) | FxbotError::StoreFailed { .. } => Code::BotStoreFailed,
+            FxbotError::Doc(_) | FxbotError::Store { .. } | FxbotError::Session(_) => {
+                Code::BotStoreFailed
+            }
             FxbotError::ProviderFailed { .. } => Code::BotProviderFailed,
             FxbotError::Internal { .. } => Code::BotInternal,
             FxbotError::Agent(error) => agent_code(error),
@@ -168,6 +192,17 @@ impl FxbotError {
         match self {
             FxbotError::Agent(error) => Some(error.code()),
             _ => None,
+        }
+    }
+
+    /// A failure of the chat session `id` (none yet: a new chat).
+    pub fn session(id: Option<&str>, error: SessionError) -> Self {
+        match error {
+            SessionError::Store(error) => FxbotError::Store {
+                key: id.unwrap_or_default().to_owned(),
+                error,
+            },
+            other => FxbotError::Session(other),
         }
     }
 
@@ -204,6 +239,7 @@ from_leaf!(
     UpdateError => Update,
     MessageError => Message,
     CursorError => Cursor,
+    LibraryError => Library,
     DocError => Doc,
     AgentError => Agent,
 );
@@ -212,6 +248,7 @@ from_leaf!(
 mod tests {
     use super::*;
     use crate::bot::ids::BotId;
+    use crate::caps::{Failure, Store};
 
     #[test]
     fn the_bots_rows_of_the_code_table() {
@@ -275,7 +312,8 @@ mod tests {
             (FxbotError::Conflict { key: "bot/0123456789ab".into(), attempts: 5 }, 409, "bot/0123456789ab kept changing in the store while it was being updated (5 attempts); try again"),
             (FxbotError::Closed, 409, "this fxbot was closed"),
             (DocError::Damaged { key: "bot/x".into(), detail: "eof".into() }.into(), 500, "the stored document bot/x is damaged: eof"),
-            (FxbotError::StoreFailed { key: "bot/x".into(), method: "load", message: "quota".into() }, 500, "the store's load(bot/x) failed: quota"),
+            (FxbotError::Store { key: "bot/x".into(), error: StoreError::failed(Store::Docs, "load", Failure::Threw, "quota".into()) }, 500, "store.load(bot/x) failed: quota"),
+            (FxbotError::Store { key: "s1".into(), error: StoreError::failed(Store::Session, "remove", Failure::TimedOut, "sessionStore.remove() did not answer within 10 ms".into()) }, 500, "sessionStore.remove(s1) failed: sessionStore.remove() did not answer within 10 ms"),
             (FxbotError::Internal { message: "oops".into() }, 500, "internal error: oops"),
             (FxbotError::ProviderFailed { message: "the provider answered 500".into() }, 502, "the provider answered 500"),
         ];
@@ -286,12 +324,7 @@ mod tests {
         let line = FxbotError::Busy { running: None }.to_line_error();
         assert_eq!((line.status, line.code.as_str()), (409, "FXBOT_BUSY"));
         // A session-store failure in a turn is the store's (500), with the agent's code beside.
-        let store = crate::caps::StoreError::Failed {
-            store: crate::caps::Store::Session,
-            method: "commit",
-            failure: crate::caps::Failure::Threw,
-            message: "quota".into(),
-        };
+        let store = StoreError::failed(Store::Session, "commit", Failure::Threw, "quota".into());
         let error = FxbotError::from(AgentError::Turn(TurnError::Session(SessionError::Store(
             store,
         ))));

@@ -30,8 +30,7 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
-use super::super::settings::{secret_key, SecretDoc};
-use super::super::store::{self, load, store_error, Step};
+use super::super::store::{self, load, Step};
 use super::super::stream::{Ending, SavedFile, TurnStart};
 use super::super::tools::BotTools;
 use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
@@ -329,10 +328,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         if model.is_empty() {
             return Err(FxbotError::NoModel);
         }
-        let secret = load::<SecretDoc, D>(&self.docs, &secret_key(provider_id))
-            .await?
-            .map(|l| l.doc);
-        let token = secret.and_then(|s| s.api_key.or(s.access_token));
+        let token = self.credential(provider_id, &provider).await?;
         Ok(Route {
             model,
             token,
@@ -385,18 +381,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 &[],
                 at,
             );
-            self.docs
-                .doc_commit(&lib::blob_key(&item_id), &file.bytes, None)
-                .await
-                .map_err(store_error)?;
-            self.docs
-                .doc_commit(
-                    &lib::item_key(&item_id),
-                    &super::super::docs::encode(&item),
-                    None,
-                )
-                .await
-                .map_err(store_error)?;
+            store::commit(&self.docs, &lib::blob_key(&item_id), &file.bytes, None).await?;
+            store::commit(
+                &self.docs,
+                &lib::item_key(&item_id),
+                &super::super::docs::encode(&item),
+                None,
+            )
+            .await?;
             saved.push(SavedFile {
                 name: file.name.clone(),
                 media_type: file.media_type.clone(),
@@ -521,7 +513,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 })
             })
             .unwrap_or_default();
-        self.agent.release_session(&now);
+        // The saved session becomes the stream's kept replay; one the store does not hold whole
+        // stays with the agent (the next send saves it), and the next stream reads the store.
+        let saved = self.agent.release_session(&now);
         let forked = now != session_id;
         let outcome = TurnOutcome {
             state,
@@ -548,6 +542,12 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             },
         )
         .await;
+        match saved {
+            Some(session) => self.keep_saved_turn(&bot, &session).await,
+            None => {
+                self.state.borrow_mut().kept.remove(&bot);
+            }
+        }
         {
             let mut state = self.state.borrow_mut();
             if let Some(journal) = state.journals.get_mut(&bot) {

@@ -24,16 +24,8 @@ pub struct BotUi<E: Ui> {
 impl<E: Ui> BotUi<E> {
     fn with_journal(&self, turn: u32, f: impl FnOnce(&mut Journal)) {
         let mut state = self.state.borrow_mut();
-        let state = &mut *state;
-        if let Some(journal) = state
-            .turn_bots
-            .get(&turn)
-            .and_then(|bot| state.journals.get_mut(bot))
-        {
-            f(journal);
-        }
-        for waiter in state.waiters.drain(..) {
-            let _ = waiter.send(());
+        if let Some(bot) = state.turn_bots.get(&turn).cloned() {
+            state.with_journal(&bot, f);
         }
     }
 }

@@ -337,7 +337,7 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
     // The other engine, with another message while m1 runs: 409 (by the claim).
     let other = if pa.is_some() { &b } else { &a };
     let error = block_on(send_json(
-        &other,
+        other,
         &bot,
         &json!({"text": "x", "messageId": "m2"}),
     ))
@@ -357,7 +357,7 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
     // And m2 can run now.
     host.reply(text_reply(&["two"]));
     let (s2, p2) = block_on(send_json(
-        &other,
+        other,
         &bot,
         &json!({"text": "x", "messageId": "m2"}),
     ))

@@ -171,6 +171,23 @@ impl<H: Host> Agent<H> {
         id: &str,
         change: impl FnOnce(&mut LiveSession, &H) -> Result<R, AgentError>,
     ) -> Result<R, AgentError> {
+        let mut change = Some(change);
+        let mut out = None;
+        self.change_idle(id, &mut |session, host| {
+            if let Some(change) = change.take() {
+                out = Some(change(session, host)?);
+            }
+            Ok(())
+        })?;
+        out.ok_or_else(|| AgentError::NoSession(id.to_owned()))
+    }
+
+    /// [`Agent::change_session`]'s one body (a `dyn` change: one copy in wasm).
+    fn change_idle(
+        &self,
+        id: &str,
+        change: &mut dyn FnMut(&mut LiveSession, &H) -> Result<(), AgentError>,
+    ) -> Result<(), AgentError> {
         let mut sessions = self.sessions.borrow_mut();
         match sessions.get_mut(id) {
             Some(Slot::Idle(session)) => change(session, &self.host),

@@ -3,7 +3,6 @@
 //! query's words), `library_list` and `library_read` (the bot's files). A call's arguments are
 //! decoded once, into a [`BotCall`], when the model makes it.
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::caps::acp::ToolKind;
@@ -36,47 +35,40 @@ pub struct BotTools<'a, S: SessionStore, D: DocStore> {
     pub session_id: &'a str,
 }
 
-fn definition(name: &str, description: &str, schema: Value) -> Option<ToolDefinition> {
-    Some(ToolDefinition {
-        name: name.to_owned(),
-        description: description.to_owned(),
-        input_schema: serde_json::value::to_raw_value(&schema).ok()?,
-    })
-}
+/// The tools' input schemas, as serde_json writes them (keys sorted); a test holds them against
+/// the limits the decoding applies.
+const CHAT_HISTORY_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"before":{"description":"Only messages before this msg:<id>.","type":"string"},"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"}},"type":"object"}"#;
+const LIBRARY_LIST_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"limit":{"maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Part of a file name.","type":"string"}},"type":"object"}"#;
+const LIBRARY_READ_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The file's id, from library_list.","type":"string"},"length":{"maximum":65536,"minimum":1,"type":"integer"},"offset":{"minimum":0,"type":"integer"}},"required":["id"],"type":"object"}"#;
 
 /// The definitions, in the order the request lists them.
 pub fn definitions() -> Vec<ToolDefinition> {
     [
-        definition(
+        (
             CHAT_HISTORY,
             "Earlier messages of this chat: the newest first, or those that best match a query. \
              Each entry is msg:<id>, its date, what the person wrote and the start of your reply.",
-            json!({"type": "object", "additionalProperties": false, "properties": {
-                "query": {"type": "string", "description": "Words to look for."},
-                "before": {"type": "string", "description": "Only messages before this msg:<id>."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20}
-            }}),
+            CHAT_HISTORY_SCHEMA,
         ),
-        definition(
+        (
             LIBRARY_LIST,
             "The files in your library (what the person sent you): id, name, type and size.",
-            json!({"type": "object", "additionalProperties": false, "properties": {
-                "query": {"type": "string", "description": "Part of a file name."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50}
-            }}),
+            LIBRARY_LIST_SCHEMA,
         ),
-        definition(
+        (
             LIBRARY_READ,
             "Reads a text file of your library by id, from a byte offset (up to 65536 bytes).",
-            json!({"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
-                "id": {"type": "string", "description": "The file's id, from library_list."},
-                "offset": {"type": "integer", "minimum": 0},
-                "length": {"type": "integer", "minimum": 1, "maximum": 65536}
-            }}),
+            LIBRARY_READ_SCHEMA,
         ),
     ]
     .into_iter()
-    .flatten()
+    .filter_map(|(name, description, schema)| {
+        Some(ToolDefinition {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            input_schema: serde_json::value::RawValue::from_string(schema.to_owned()).ok()?,
+        })
+    })
     .collect()
 }
 
@@ -100,27 +92,47 @@ pub enum BotCall {
     },
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HistoryArgs {
-    query: Option<String>,
-    before: Option<String>,
-    limit: Option<u64>,
+/// The arguments of one call, a JSON object, read field by field.
+struct Args<'a> {
+    tool: &'a str,
+    object: serde_json::Map<String, Value>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListArgs {
-    query: Option<String>,
-    limit: Option<u64>,
-}
+impl Args<'_> {
+    /// Refuses a field the tool does not take.
+    fn only(&self, known: &[&str]) -> Result<(), ToolOutcome> {
+        match self.object.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(extra) => Err(failure(format!(
+                "the arguments of {}: unknown field {extra:?}, expected one of {}",
+                self.tool,
+                known.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReadArgs {
-    id: Option<String>,
-    offset: Option<u64>,
-    length: Option<u64>,
+    fn text(&self, field: &str) -> Result<Option<String>, ToolOutcome> {
+        match self.object.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(failure(format!(
+                "the arguments of {}: {field} must be a string",
+                self.tool
+            ))),
+        }
+    }
+
+    fn number(&self, field: &str) -> Result<Option<u64>, ToolOutcome> {
+        match self.object.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value.as_u64().map(Some).ok_or_else(|| {
+                failure(format!(
+                    "the arguments of {}: {field} must be a whole number from 0",
+                    self.tool
+                ))
+            }),
+        }
+    }
 }
 
 fn clamp(n: Option<u64>, max: u64, default: u64) -> usize {
@@ -139,33 +151,36 @@ impl BotCall {
             "" | "null" => "{}",
             text => text,
         };
-        if !text.starts_with('{') {
-            return Err(failure(format!(
-                "the arguments of {name} must be a JSON object"
-            )));
-        }
-        let invalid = |e: serde_json::Error| failure(format!("the arguments of {name}: {e}"));
+        let object = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => object,
+            _ => {
+                return Err(failure(format!(
+                    "the arguments of {name} must be a JSON object"
+                )))
+            }
+        };
+        let args = Args { tool: name, object };
         match name {
             CHAT_HISTORY => {
-                let args: HistoryArgs = serde_json::from_str(text).map_err(invalid)?;
+                args.only(&["query", "before", "limit"])?;
                 Ok(BotCall::ChatHistory {
-                    query: args.query.unwrap_or_default(),
+                    query: args.text("query")?.unwrap_or_default(),
                     before: args
-                        .before
+                        .text("before")?
                         .map(|b| b.strip_prefix("msg:").unwrap_or(&b).to_owned()),
-                    limit: clamp(args.limit, 20, 8),
+                    limit: clamp(args.number("limit")?, 20, 8),
                 })
             }
             LIBRARY_LIST => {
-                let args: ListArgs = serde_json::from_str(text).map_err(invalid)?;
+                args.only(&["query", "limit"])?;
                 Ok(BotCall::LibraryList {
-                    query: args.query,
-                    limit: clamp(args.limit, 50, 20),
+                    query: args.text("query")?,
+                    limit: clamp(args.number("limit")?, 50, 20),
                 })
             }
             _ => {
-                let args: ReadArgs = serde_json::from_str(text).map_err(invalid)?;
-                let Some(id) = args.id else {
+                args.only(&["id", "offset", "length"])?;
+                let Some(id) = args.text("id")? else {
                     return Err(failure(
                         "library_read needs the id of a file (see library_list)".to_owned(),
                     ));
@@ -177,8 +192,12 @@ impl BotCall {
                 };
                 Ok(BotCall::LibraryRead {
                     id,
-                    offset: to_usize(args.offset.unwrap_or(0)),
-                    length: to_usize(args.length.unwrap_or(MAX_READ).clamp(1, MAX_READ)),
+                    offset: to_usize(args.number("offset")?.unwrap_or(0)),
+                    length: to_usize(
+                        args.number("length")?
+                            .unwrap_or(MAX_READ)
+                            .clamp(1, MAX_READ),
+                    ),
                 })
             }
         }
@@ -252,7 +271,7 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
             let record = chat
                 .messages
                 .iter()
-                .find(|(_, r)| r.session_id == self.session_id && r.turn == number);
+                .find(|(_, r)| r.session_id == self.session_id && r.turn == number && !r.withdrawn);
             let (message_id, at, input) = match record {
                 Some((id, r)) => (id.as_str().to_owned(), r.at.clone(), r.input.clone()),
                 None => (format!("turn-{number}"), String::new(), user.clone()),
@@ -426,5 +445,53 @@ impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
             exit_code: None,
             cancelled: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schemas_are_json_written_as_serde_json_writes_it() {
+        for schema in [
+            CHAT_HISTORY_SCHEMA,
+            LIBRARY_LIST_SCHEMA,
+            LIBRARY_READ_SCHEMA,
+        ] {
+            let value: Value = serde_json::from_str(schema).unwrap();
+            assert_eq!(value.to_string(), schema);
+        }
+        let read: Value = serde_json::from_str(LIBRARY_READ_SCHEMA).unwrap();
+        assert_eq!(read["properties"]["length"]["maximum"], MAX_READ);
+        assert_eq!(definitions().len(), 3);
+    }
+
+    #[test]
+    fn arguments_are_decoded_once_or_refused_with_a_reason() {
+        assert_eq!(
+            BotCall::decode(
+                CHAT_HISTORY,
+                r#"{"query":"tea","before":"msg:m1","limit":99}"#
+            ),
+            Ok(BotCall::ChatHistory {
+                query: "tea".into(),
+                before: Some("m1".into()),
+                limit: 20
+            })
+        );
+        assert_eq!(
+            BotCall::decode(LIBRARY_LIST, ""),
+            Ok(BotCall::LibraryList {
+                query: None,
+                limit: 20
+            })
+        );
+        let refused = |name: &str, args: &str| BotCall::decode(name, args).unwrap_err().output;
+        assert!(refused(LIBRARY_LIST, "[1]").contains("must be a JSON object"));
+        assert!(refused(LIBRARY_LIST, r#"{"limit":"5"}"#).contains("limit must be a whole number"));
+        assert!(refused(CHAT_HISTORY, r#"{"who":1}"#).contains("unknown field \\\"who\\\""));
+        assert!(refused(LIBRARY_READ, "{}").contains("needs the id"));
+        assert!(refused(LIBRARY_READ, r#"{"id":"nope"}"#).contains("not a library id"));
     }
 }

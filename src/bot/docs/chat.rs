@@ -56,6 +56,11 @@ pub struct MessageRecord {
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<LineError>,
+    /// Taken back: its `send` was refused before the turn ran, so the message may be sent
+    /// again and its turn number is free (the record stays, as a map entry is cheaper to
+    /// overwrite than to remove).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withdrawn: bool,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -165,12 +170,15 @@ pub struct TurnOutcome {
 impl ChatDoc {
     /// The `Sent` of a claimed message.
     pub fn sent(&self, id: &MessageId) -> Option<Sent> {
-        self.messages.get(id).map(|r| Sent {
-            session_id: r.session_id.clone(),
-            turn: r.turn,
-            cursor: Cursor::before_turn(r.turn),
-            duplicate: true,
-        })
+        self.messages
+            .get(id)
+            .filter(|r| !r.withdrawn)
+            .map(|r| Sent {
+                session_id: r.session_id.clone(),
+                turn: r.turn,
+                cursor: Cursor::before_turn(r.turn),
+                duplicate: true,
+            })
     }
 
     /// The running message, if any (there is at most one).
@@ -184,7 +192,7 @@ impl ChatDoc {
     pub fn last_turn(&self, session_id: &str) -> u32 {
         self.messages
             .values()
-            .filter(|r| r.session_id == session_id)
+            .filter(|r| r.session_id == session_id && !r.withdrawn)
             .map(|r| r.turn)
             .max()
             .unwrap_or(0)
@@ -241,6 +249,7 @@ impl ChatDoc {
                 stop_reason: None,
                 usage: None,
                 error: None,
+                withdrawn: false,
                 extra: BTreeMap::new(),
             },
         );
@@ -261,24 +270,21 @@ impl ChatDoc {
         at: &str,
     ) -> bool {
         let mut changed = false;
-        let withdrawn = |id: &MessageId, record: &MessageRecord| {
-            record.owner == owner
-                && record.state == MessageState::Running
-                && unsettled
-                    .iter()
-                    .any(|(m, claim)| m == id && *claim == OwnClaim::Withdraw)
-        };
-        if self.messages.iter().any(|(id, r)| withdrawn(id, r)) {
-            // Rebuilt rather than removed from: the map's removal code is large in wasm.
-            self.messages = std::mem::take(&mut self.messages)
-                .into_iter()
-                .filter(|(id, r)| !withdrawn(id, r))
-                .collect();
-            changed = true;
-        }
         for (id, claim) in unsettled {
-            if let OwnClaim::Finish(outcome) = claim {
-                changed |= self.finish(id, owner, outcome.clone());
+            match claim {
+                OwnClaim::Withdraw => {
+                    if let Some(r) = self
+                        .messages
+                        .get_mut(id)
+                        .filter(|r| r.owner == owner && r.state == MessageState::Running)
+                    {
+                        r.withdrawn = true;
+                        changed = true;
+                    }
+                }
+                OwnClaim::Finish(outcome) => {
+                    changed |= self.finish(id, owner, outcome.clone());
+                }
             }
         }
         for record in self.messages.values_mut() {
@@ -299,7 +305,7 @@ impl ChatDoc {
                 let record = self
                     .messages
                     .values()
-                    .find(|r| r.session_id == session_id && r.turn == turn);
+                    .find(|r| r.session_id == session_id && r.turn == turn && !r.withdrawn);
                 let input = record.map(|r| r.input.clone()).unwrap_or_default();
                 let note = match record.and_then(|r| r.error.as_ref()) {
                     Some(error) => format!("{} ({})", error.message, error.code),
@@ -366,7 +372,7 @@ impl ChatDoc {
         for (id, r) in self
             .messages
             .iter()
-            .filter(|(_, r)| r.session_id == session_id)
+            .filter(|(_, r)| r.session_id == session_id && !r.withdrawn)
         {
             let saved = (!r.files.is_empty() || !r.skills.is_empty()).then(|| SavedInput {
                 input: r.input.clone(),

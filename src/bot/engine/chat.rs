@@ -13,6 +13,7 @@
 use serde_json::Value;
 
 use crate::agent::context::ContextPolicy;
+use crate::agent::front::Loaded;
 use crate::agent::prompt::{Prompt, PromptImage};
 use crate::agent::protocol::AiGateway;
 use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
@@ -30,13 +31,13 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
-use super::super::store::{self, load, Step};
+use super::super::store::{self, load};
 use super::super::stream::{Ending, SavedFile, TurnStart};
 use super::super::tools::BotTools;
 use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
 use super::claim::CLAIM_ROUNDS;
 use super::ui::{prompt_text, LockGuard};
-use super::{not_found, Fxbot, Running};
+use super::{not_found, Fxbot};
 
 /// A message as `chat.send` takes it: its `messageId`, and the rest checked (or why it was
 /// refused: reported after the duplicate check, so a retry of a sent message still reaches its
@@ -65,6 +66,21 @@ struct Route {
     model: String,
     token: Option<String>,
     team: Option<String>,
+}
+
+/// What the claim of a message gave.
+enum ClaimedTurn {
+    /// The message's turn, to run.
+    Run(Sent),
+    /// The message was claimed before: its turn, and nothing runs.
+    Duplicate(Sent),
+}
+
+/// A step of `send` that failed: before its claim was stored, or after (the claim is then
+/// marked interrupted with the error).
+enum SendFailure {
+    Unclaimed(FxbotError),
+    Claimed(FxbotError),
 }
 
 /// A turn `send` claimed and prepared; [`Fxbot::run`] runs it.
@@ -118,45 +134,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 return Ok((sent, None));
             }
         }
-        if let Some(joined) = self.join(&id, &message_id) {
-            return joined.await.map(|sent| (sent, None));
-        }
         let checked = message?;
         let route = self.route(&bot_doc).await?;
-        // The in-process lock, taken before the first await that follows.
-        let taken = {
-            let mut state = self.state.borrow_mut();
-            match state.running.get(&id) {
-                Some(running) if running.message_id.as_ref() == Some(&message_id) => None,
-                Some(running) => {
-                    return Err(FxbotError::Busy {
-                        running: running.message_id.as_ref().map(ToString::to_string),
-                    })
-                }
+        // The in-process lock. While the same message is being sent here (a double click), its
+        // answer is ours; if that send fails, this one tries itself.
+        let turn_id = loop {
+            match self.lock(&id, &message_id)? {
+                Some(turn_id) => break turn_id,
                 None => {
-                    state.last_turn_id = state.last_turn_id.wrapping_add(1);
-                    let turn_id = state.last_turn_id;
-                    state.running.insert(
-                        id.clone(),
-                        Running {
-                            message_id: Some(message_id.clone()),
-                            cancel: self.agent.register_turn(turn_id),
-                            sent: None,
-                            joiners: Vec::new(),
-                        },
-                    );
-                    Some(turn_id)
+                    if let Some(joined) = self.join(&id, &message_id) {
+                        if let Some(sent) = joined.await {
+                            return Ok((sent, None));
+                        }
+                    }
                 }
             }
-        };
-        let Some(turn_id) = taken else {
-            // The same message began to be sent meanwhile: its answer is ours.
-            return match self.join(&id, &message_id) {
-                Some(joined) => joined.await.map(|sent| (sent, None)),
-                None => Err(FxbotError::Busy {
-                    running: Some(message_id.to_string()),
-                }),
-            };
         };
         let mut guard = LockGuard {
             state: &self.state,
@@ -183,13 +175,10 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 .unwrap_or_default()
         };
         for joiner in joiners {
-            let answer = match &result {
-                Ok((sent, _)) => Ok(Sent {
-                    duplicate: true,
-                    ..sent.clone()
-                }),
-                Err(error) => Err(error.clone()),
-            };
+            let answer = result.as_ref().ok().map(|(sent, _)| Sent {
+                duplicate: true,
+                ..sent.clone()
+            });
             let _ = joiner.send(answer);
         }
         match result {
@@ -209,7 +198,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     /// Steps 6–10 of `send` under the in-process lock: the session, the claim, the files, the
-    /// journal's `turn_start`.
+    /// journal's `turn_start`. A step after the claim that fails marks the claim interrupted.
     async fn claim_and_start(
         &self,
         id: &BotId,
@@ -221,77 +210,35 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ) -> Result<(Sent, Option<PendingTurn>), FxbotError> {
         let (mut loaded, opened_as) = self.chat_session(bot, &route.model).await?;
         let at = self.now();
-        let mut rounds = 0;
-        let sent = loop {
-            rounds += 1;
-            let turn = u32::try_from(loaded.turns + 1 + usize::from(loaded.unfinished))
-                .unwrap_or(u32::MAX);
-            let claim = Claim {
-                message_id: message_id.clone(),
-                session_id: loaded.session_id.clone(),
-                turn,
-                input: checked.text.clone(),
-                skills: Vec::new(),
-                at: at.clone(),
-                owner: self.config.owner.clone(),
-            };
-            let renamed = (opened_as != loaded.session_id).then_some(opened_as.as_str());
-            let claimed = match self.claim(id, claim, renamed).await {
-                Ok(claimed) => claimed,
-                Err(error) => {
-                    // The write may land after its deadline: take it back next time.
-                    self.unsettle(id, message_id, OwnClaim::Withdraw);
-                    self.agent.release_session(&loaded.session_id);
-                    return Err(error);
-                }
-            };
-            match claimed.outcome {
-                ClaimOutcome::Claimed { sent, .. } => break sent,
-                ClaimOutcome::Duplicate(sent) => {
-                    self.agent.release_session(&loaded.session_id);
-                    return Ok((sent, None));
-                }
-                ClaimOutcome::Busy { running } => {
-                    self.agent.release_session(&loaded.session_id);
-                    return Err(FxbotError::Busy {
-                        running: Some(running.to_string()),
-                    });
-                }
-                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => {
-                    // Claimed turns that never reached the log (a send or a save that failed):
-                    // settle them into it as interrupted turns, then claim after them.
-                    self.settle_chat(&mut loaded, claimed.unlogged).await?;
-                }
-                ClaimOutcome::TurnTaken { .. } => {
-                    self.agent.release_session(&loaded.session_id);
-                    return Err(FxbotError::Busy { running: None });
-                }
+        let claimed = self
+            .claim_turn(id, message_id, checked, &mut loaded, &opened_as, &at)
+            .await;
+        let started = match claimed {
+            Ok(ClaimedTurn::Duplicate(sent)) => {
+                self.agent.release_session(&loaded.session_id);
+                return Ok((sent, None));
             }
+            Ok(ClaimedTurn::Run(sent)) => self
+                .start_turn(
+                    id,
+                    message_id,
+                    checked,
+                    &loaded.session_id,
+                    sent.turn,
+                    &at,
+                    bot,
+                )
+                .await
+                .map(|started| (sent, started))
+                .map_err(SendFailure::Claimed),
+            Err(failure) => Err(failure),
         };
-        if loaded.unfinished {
-            // The turn a closed page left running is ours to settle now (its claim was).
-            if let Err(error) = self.settle_chat(&mut loaded, Vec::new()).await {
-                self.settle_failed(id, message_id, &error).await;
-                return Err(error);
-            }
-        }
-        match self
-            .start_turn(
-                id,
-                message_id,
-                checked,
-                &loaded.session_id,
-                sent.turn,
-                &at,
-                bot,
-            )
-            .await
-        {
-            Ok((text, images, system)) => {
+        match started {
+            Ok((sent, (text, images, system))) => {
                 self.state
                     .borrow_mut()
                     .turn_bots
-                    .insert(turn_id, id.clone());
+                    .push((turn_id, id.clone()));
                 let pending = PendingTurn {
                     bot: id.clone(),
                     message_id: message_id.clone(),
@@ -304,10 +251,81 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 };
                 Ok((sent, Some(pending)))
             }
-            Err(error) => {
+            Err(failure) => {
                 self.agent.release_session(&loaded.session_id);
-                self.settle_failed(id, message_id, &error).await;
-                Err(error)
+                Err(match failure {
+                    SendFailure::Unclaimed(error) => error,
+                    SendFailure::Claimed(error) => {
+                        self.settle_failed(id, message_id, &error).await;
+                        error
+                    }
+                })
+            }
+        }
+    }
+
+    /// The claim of the message for the session's next turn, by rounds: claimed turns the log
+    /// lacks (a send or a save that failed) are settled into it first, as interrupted turns,
+    /// and a turn a closed page left unfinished once the claim is ours.
+    async fn claim_turn(
+        &self,
+        id: &BotId,
+        message_id: &MessageId,
+        checked: &CheckedMessage,
+        loaded: &mut Loaded,
+        opened_as: &str,
+        at: &str,
+    ) -> Result<ClaimedTurn, SendFailure> {
+        let mut rounds = 0;
+        let mut claimed_sent = None;
+        loop {
+            rounds += 1;
+            let turn = u32::try_from(loaded.turns + 1 + usize::from(loaded.unfinished))
+                .unwrap_or(u32::MAX);
+            let claim = Claim {
+                message_id: message_id.clone(),
+                session_id: loaded.session_id.clone(),
+                turn,
+                input: checked.text.clone(),
+                skills: Vec::new(),
+                at: at.to_owned(),
+                owner: self.config.owner.clone(),
+            };
+            let renamed = (opened_as != loaded.session_id).then_some(opened_as);
+            let claimed = match self.claim(id, claim, renamed).await {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    // The write may land after its deadline: take it back next time.
+                    self.unsettle(id, message_id, OwnClaim::Withdraw);
+                    return Err(SendFailure::Unclaimed(error));
+                }
+            };
+            let unlogged = match claimed.outcome {
+                ClaimOutcome::Claimed { sent, .. } if !loaded.unfinished => {
+                    return Ok(ClaimedTurn::Run(sent))
+                }
+                // The turn a closed page left running was this process's: settle it now.
+                ClaimOutcome::Claimed { sent, .. } => {
+                    claimed_sent = Some(sent);
+                    Vec::new()
+                }
+                ClaimOutcome::Duplicate(sent) => return Ok(ClaimedTurn::Duplicate(sent)),
+                ClaimOutcome::Busy { running } => {
+                    return Err(SendFailure::Unclaimed(FxbotError::Busy {
+                        running: Some(running.to_string()),
+                    }))
+                }
+                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => claimed.unlogged,
+                ClaimOutcome::TurnTaken { .. } => {
+                    return Err(SendFailure::Unclaimed(FxbotError::Busy { running: None }))
+                }
+            };
+            let settled = self.settle_chat(loaded, unlogged).await;
+            match (settled, claimed_sent.take()) {
+                (Ok(()), Some(sent)) => return Ok(ClaimedTurn::Run(sent)),
+                (Ok(()), None) => {}
+                (Err(error), Some(_)) => return Err(SendFailure::Claimed(error)),
+                (Err(error), None) => return Err(SendFailure::Unclaimed(error)),
             }
         }
     }
@@ -351,16 +369,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         bot: &BotDoc,
     ) -> Result<(String, Vec<PromptImage>, String), FxbotError> {
         if bot.session_id.as_deref() != Some(session_id) {
-            store::update::<BotDoc, D, ()>(
-                &self.docs,
-                &keys::bot(id),
-                || None,
-                |doc| {
-                    let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
-                    doc.session_id = Some(session_id.to_owned());
-                    Ok(Step::Write(()))
-                },
-            )
+            self.update_bot(id, &mut |doc| {
+                let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
+                doc.session_id = Some(session_id.to_owned());
+                Ok(())
+            })
             .await?;
         }
         let mut saved = Vec::new();
@@ -405,7 +418,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
         if !ids.is_empty() {
             let owner = self.config.owner.clone();
-            self.update_chat(id, |doc| {
+            self.update_chat(id, &mut |doc| {
                 doc.attach_files(message_id, &owner, ids.clone());
             })
             .await?;
@@ -527,21 +540,17 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let renamed = forked.then_some((session_id.as_str(), now.as_str()));
         self.finish_claim(&bot, &message_id, outcome, renamed).await;
         let at = self.now();
-        let _ = store::update::<BotDoc, D, ()>(
-            &self.docs,
-            &keys::bot(&bot),
-            || None,
-            |doc| {
+        let _ = self
+            .update_bot(&bot, &mut |doc| {
                 if let Some(doc) = doc {
                     doc.record_reply(&reply, &at);
                     if forked {
                         doc.session_id = Some(now.clone());
                     }
                 }
-                Ok(Step::Write(()))
-            },
-        )
-        .await;
+                Ok(())
+            })
+            .await;
         match saved {
             Some(session) => self.keep_saved_turn(&bot, &session).await,
             None => {
@@ -554,7 +563,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 journal.end(ending, usage, error);
             }
             state.running.remove(&bot);
-            state.turn_bots.remove(&turn_id);
+            state.turn_bots.retain(|(t, _)| *t != turn_id);
         }
         self.notify();
     }

@@ -23,7 +23,7 @@ use super::super::error::FxbotError;
 use super::super::ids::{BotId, MessageId};
 use super::super::store::{self, Step};
 use super::super::stream::Ending;
-use super::Fxbot;
+use super::{Fxbot, Running};
 
 /// Rounds of settling turns the log lacks before a claim gives up (each round settles every
 /// turn it finds missing; more rounds mean other processes keep claiming meanwhile).
@@ -36,13 +36,46 @@ pub(super) struct Claimed {
 }
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+    /// Takes the in-process lock of `bot` for `message_id`: the agent's id of its turn; `None`
+    /// while the same message is being sent here.
+    ///
+    /// # Errors
+    /// 409 while another message's turn runs here.
+    pub(super) fn lock(
+        &self,
+        bot: &BotId,
+        message_id: &MessageId,
+    ) -> Result<Option<u32>, FxbotError> {
+        let mut state = self.state.borrow_mut();
+        match state.running.get(bot) {
+            Some(running) if running.message_id.as_ref() == Some(message_id) => Ok(None),
+            Some(running) => Err(FxbotError::Busy {
+                running: running.message_id.as_ref().map(ToString::to_string),
+            }),
+            None => {
+                state.last_turn_id = state.last_turn_id.wrapping_add(1);
+                let turn_id = state.last_turn_id;
+                state.running.insert(
+                    bot.clone(),
+                    Running {
+                        message_id: Some(message_id.clone()),
+                        cancel: self.agent.register_turn(turn_id),
+                        sent: None,
+                        joiners: Vec::new(),
+                    },
+                );
+                Ok(Some(turn_id))
+            }
+        }
+    }
+
     /// A second `send` of the message this process is sending for `bot`: resolves with its
-    /// `Sent` (or its error) once the first one has it.
+    /// `Sent` once the first one has it, or `None` when the first one failed (or is gone).
     pub(super) fn join(
         &self,
         bot: &BotId,
         message_id: &MessageId,
-    ) -> Option<impl std::future::Future<Output = Result<Sent, FxbotError>>> {
+    ) -> Option<impl std::future::Future<Output = Option<Sent>>> {
         let mut state = self.state.borrow_mut();
         let running = state.running.get_mut(bot)?;
         if running.message_id.as_ref() != Some(message_id) {
@@ -51,17 +84,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let (sender, receiver) = oneshot::channel();
         match &running.sent {
             Some(sent) => {
-                let _ = sender.send(Ok(sent.clone()));
+                let _ = sender.send(Some(sent.clone()));
             }
             None => running.joiners.push(sender),
         }
-        Some(async move {
-            receiver.await.unwrap_or_else(|_| {
-                Err(FxbotError::Internal {
-                    message: "the first send of this message ended without an answer".to_owned(),
-                })
-            })
-        })
+        Some(async move { receiver.await.ok().flatten() })
     }
 
     /// True when this process took back its claim of `message_id` (its send failed before the
@@ -70,19 +97,18 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         self.state
             .borrow()
             .unsettled
-            .get(bot)
-            .is_some_and(|claims| {
-                claims
-                    .iter()
-                    .any(|(m, claim)| m == message_id && *claim == OwnClaim::Withdraw)
-            })
+            .iter()
+            .any(|(b, m, claim)| b == bot && m == message_id && matches!(claim, OwnClaim::Withdraw))
     }
 
     pub(super) fn unsettle(&self, bot: &BotId, message_id: &MessageId, claim: OwnClaim) {
         let mut state = self.state.borrow_mut();
-        let claims = state.unsettled.entry(bot.clone()).or_default();
-        claims.retain(|(m, _)| m != message_id);
-        claims.push((message_id.clone(), claim));
+        state
+            .unsettled
+            .retain(|(b, m, _)| !(b == bot && m == message_id));
+        state
+            .unsettled
+            .push((bot.clone(), message_id.clone(), claim));
     }
 
     /// The claim itself, by compare-and-set on `chat/<botId>`: this process's own claims set
@@ -97,9 +123,10 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             .state
             .borrow()
             .unsettled
-            .get(id)
-            .cloned()
-            .unwrap_or_default();
+            .iter()
+            .filter(|(b, _, _)| b == id)
+            .map(|(_, m, claim)| (m.clone(), claim.clone()))
+            .collect();
         let owner = self.config.owner.clone();
         let at = claim.at.clone();
         let claimed = store::update::<ChatDoc, D, Claimed>(
@@ -131,10 +158,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             },
         )
         .await?;
-        let mut state = self.state.borrow_mut();
-        if let Some(claims) = state.unsettled.get_mut(id) {
-            claims.retain(|claim| !unsettled.contains(claim));
-        }
+        // Set right now (nothing adds to them meanwhile: this process holds the bot's lock).
+        self.state
+            .borrow_mut()
+            .unsettled
+            .retain(|(b, _, _)| b != id);
         Ok(claimed)
     }
 
@@ -210,10 +238,27 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).
+    /// Applies `change` to the bot's document (compare-and-set, retried); `None` when there is
+    /// none. (A `dyn` change: one compare-and-set loop in wasm for every caller.)
+    pub(super) async fn update_bot(
+        &self,
+        bot: &BotId,
+        change: &mut dyn FnMut(Option<&mut BotDoc>) -> Result<(), FxbotError>,
+    ) -> Result<(), FxbotError> {
+        store::update::<BotDoc, D, ()>(
+            &self.docs,
+            &keys::bot(bot),
+            || None,
+            |doc| change(doc).map(Step::Write),
+        )
+        .await
+    }
+
+    /// (A `dyn` change: one compare-and-set loop in wasm for every caller.)
     pub(super) async fn update_chat(
         &self,
         bot: &BotId,
-        mut change: impl FnMut(&mut ChatDoc),
+        change: &mut dyn FnMut(&mut ChatDoc),
     ) -> Result<(), FxbotError> {
         store::update::<ChatDoc, D, ()>(
             &self.docs,
@@ -240,7 +285,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ) {
         let owner = self.config.owner.clone();
         let recorded = self
-            .update_chat(id, |doc| {
+            .update_chat(id, &mut |doc| {
                 doc.finish(message_id, &owner, outcome.clone());
                 if let Some((from, to)) = renamed {
                     doc.rename_session(from, to);
@@ -274,8 +319,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let state = self.state.borrow();
         let mut now = id.to_owned();
         for _ in 0..state.forks.len() {
-            match state.forks.get(&now) {
-                Some(to) => now.clone_from(to),
+            match state.forks.iter().find(|(from, _)| *from == now) {
+                Some((_, to)) => now.clone_from(to),
                 None => break,
             }
         }

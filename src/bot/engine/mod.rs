@@ -69,8 +69,9 @@ struct Running {
     cancel: Cancel,
     /// The turn's `Sent` once its claim is stored (a second `send` of the message gets it).
     sent: Option<Sent>,
-    /// Second `send`s of the same message that came before the claim was stored.
-    joiners: Vec<oneshot::Sender<Result<Sent, FxbotError>>>,
+    /// Second `send`s of the same message that came before the claim was stored (`None`: the
+    /// first one failed).
+    joiners: Vec<oneshot::Sender<Option<Sent>>>,
 }
 
 /// Who waits in this process: stream consumers by bot (a line of one bot's turn wakes that
@@ -121,14 +122,15 @@ struct State {
     closed: bool,
     running: HashMap<BotId, Running>,
     /// The bot of each turn the agent runs for this engine (its updates go to that journal).
-    turn_bots: HashMap<u32, BotId>,
+    /// (A few entries at most: a list is smaller in wasm than another map.)
+    turn_bots: Vec<(u32, BotId)>,
     /// The last turn id given out.
     last_turn_id: u32,
     /// Claims of this process whose stored state is not what happened (a write failed or
     /// timed out), set right by the next claim of the bot.
-    unsettled: HashMap<BotId, Vec<(MessageId, OwnClaim)>>,
-    /// Sessions that continued as forks (`from` → `to`), as the agent reported them.
-    forks: HashMap<String, String>,
+    unsettled: Vec<(BotId, MessageId, OwnClaim)>,
+    /// Sessions that continued as forks (`from`, `to`), as the agent reported them.
+    forks: Vec<(String, String)>,
     journals: HashMap<BotId, Journal>,
     /// The replay of each bot's current chat, kept between stream calls (§8.4).
     kept: HashMap<BotId, KeptReplay>,

@@ -24,7 +24,12 @@ pub struct BotUi<E: Ui> {
 impl<E: Ui> BotUi<E> {
     fn with_journal(&self, turn: u32, f: impl FnOnce(&mut Journal)) {
         let mut state = self.state.borrow_mut();
-        if let Some(bot) = state.turn_bots.get(&turn).cloned() {
+        let bot = state
+            .turn_bots
+            .iter()
+            .find(|(t, _)| *t == turn)
+            .map(|(_, bot)| bot.clone());
+        if let Some(bot) = bot {
             state.with_journal(&bot, f);
         }
     }
@@ -58,7 +63,7 @@ impl<E: Ui> Ui for BotUi<E> {
             self.state
                 .borrow_mut()
                 .forks
-                .insert(from.clone(), to.clone());
+                .push((from.clone(), to.clone()));
         }
         self.events.event(event);
     }

@@ -421,3 +421,70 @@ fn a_prompt_result_carries_the_turn_usage() {
         serde_json::json!({"inputTokens": 30, "outputTokens": 8})
     );
 }
+
+/// A front end's session: started unsaved, kept by the agent when its save fails, saved by the
+/// next load, and settled (a checkpoint a closed page left, turns claimed that never reached the
+/// log) through the agent.
+#[test]
+fn a_front_ends_session_is_kept_until_it_is_saved_and_settled_through_the_agent() {
+    use fx_wasm::caps::{Failure, Store, StoreError};
+    let host = FakeHost::new();
+    host.reply(text_reply(&["one"]));
+    host.reply(text_reply(&["two"]));
+    let protocol = fx_wasm::agent::protocol::AiGateway {
+        endpoint: &fx_wasm::gateway::ChatEndpoint::canonical(),
+    };
+    let tools = EchoTools {
+        runs: RefCell::new(Vec::new()),
+    };
+    let (agent, id) = plan_agent(&host);
+    // Nothing is stored before the first turn ends.
+    assert!(host.state.borrow().sessions.get(&id).is_none());
+    block_on(agent.run_plan(&id, 1, Prompt::text("one"), &plan(&protocol, &tools, "s"))).unwrap();
+    assert!(
+        agent.release_session(&id).is_some(),
+        "a saved session is let go"
+    );
+    // The second turn's save fails: the agent keeps what the store lacks.
+    let loaded = block_on(agent.load_session(&id, Mode::Ask)).unwrap();
+    assert_eq!((loaded.turns, loaded.unfinished), (1, false));
+    host.state.borrow_mut().fail_commit = Some(StoreError::failed(
+        Store::Session,
+        "append",
+        Failure::Threw,
+        "quota".into(),
+    ));
+    let error =
+        block_on(agent.run_plan(&id, 2, Prompt::text("two"), &plan(&protocol, &tools, "s")))
+            .unwrap_err();
+    assert_eq!(error.code(), "FX_SESSION_STORE_FAILED");
+    assert!(
+        agent.release_session(&id).is_none(),
+        "an unsaved session stays held"
+    );
+    host.state.borrow_mut().fail_commit = None;
+    let loaded = block_on(agent.load_session(&id, Mode::Ask)).unwrap();
+    assert_eq!(loaded.turns, 2, "the next load saved the held turn");
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
+    assert_eq!(stored.state().history.len(), 2);
+    // Two claimed turns that never reached the log are settled into it as failed turns.
+    let now = block_on(agent.settle_session(
+        &id,
+        vec![
+            ("three".into(), "it failed (FXBOT_STORE_FAILED)".into()),
+            (String::new(), "gone".into()),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(now, id);
+    let view = fx_wasm::log::SessionLog::load(host.stored(&id))
+        .unwrap()
+        .view();
+    assert_eq!(view.turns.len(), 4);
+    match &view.turns[2] {
+        fx_wasm::log::view::TurnView::Interrupted(turn) => {
+            assert_eq!((turn.user.text.as_str(), turn.reason), ("three", "failed"));
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -121,7 +121,11 @@ impl<H: Host> Agent<H> {
     /// [`AgentError::Busy`] while a turn of it runs.
     pub async fn load_session(&self, id: &str, mode: Mode) -> Result<Loaded, AgentError> {
         self.check_open()?;
-        let held = self.take(id).ok();
+        let held = match self.take(id) {
+            Ok(session) => Some(session),
+            Err(AgentError::NoSession(_)) => None,
+            Err(other) => return Err(other),
+        };
         let session = match held {
             Some(mut session) if !session.is_saved() => match session.persist(&self.host).await {
                 Ok(_) => session,
@@ -130,9 +134,18 @@ impl<H: Host> Agent<H> {
                     return Err(error.into());
                 }
             },
-            Some(_) | None => {
-                self.sessions.borrow_mut().remove(id);
-                Box::new(LiveSession::open(&self.host, id, mode).await?)
+            held => {
+                // Marked busy while the store is read (a copy held saved is read anew).
+                if held.is_none() {
+                    self.sessions.borrow_mut().insert(id.to_owned(), Slot::Busy);
+                }
+                match LiveSession::open(&self.host, id, mode).await {
+                    Ok(session) => Box::new(session),
+                    Err(error) => {
+                        self.sessions.borrow_mut().remove(id);
+                        return Err(error.into());
+                    }
+                }
             }
         };
         let loaded = Loaded {

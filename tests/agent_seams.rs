@@ -439,7 +439,7 @@ fn a_front_ends_session_is_kept_until_it_is_saved_and_settled_through_the_agent(
     };
     let (agent, id) = plan_agent(&host);
     // Nothing is stored before the first turn ends.
-    assert!(host.state.borrow().sessions.get(&id).is_none());
+    assert!(!host.state.borrow().sessions.contains_key(&id));
     block_on(agent.run_plan(&id, 1, Prompt::text("one"), &plan(&protocol, &tools, "s"))).unwrap();
     assert!(
         agent.release_session(&id).is_some(),

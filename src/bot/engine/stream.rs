@@ -355,8 +355,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// `close()`: releases everything; every later call fails with 409. Idempotent.
     pub fn close(&self) {
         self.release(None);
-        // The agent stops too: a chat it still holds unsaved is reported (`session.unsaved`).
-        self.agent.shutdown();
         for signin in self.state.borrow().signins.values() {
             signin.login.cancel();
             signin.cancel.cancel();

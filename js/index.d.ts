@@ -179,11 +179,6 @@ export type FxErrorCode =
   | 'FX_OAUTH_SESSION_INVALID'
   /** A login record would be larger than 64 KiB. */
   | 'FX_OAUTH_RECORD_TOO_LARGE'
-  // The bots' document store (`createFxbot({ store })`; the bots' errors are FxbotErrors).
-  /** What a document store throws for a stale `expectedRevision`; the engine retries on it. */
-  | 'FXBOT_STORE_REVISION_CONFLICT'
-  /** The document store threw or answered with the wrong shape. */
-  | 'FXBOT_STORE_FAILED'
   // The terminal's editor.
   /** An edit would make the draft larger than its limit; the edit is not applied. */
   | 'FX_TERM_DRAFT_TOO_LARGE';
@@ -659,6 +654,8 @@ export interface UserMessageChunk {
 export interface ToolCallStart {
   sessionUpdate: 'tool_call';
   toolCallId: string;
+  /** The tool the model called (`terminal`). */
+  name: string;
   /** The command, for the terminal tool. */
   title: string;
   kind: ToolKind;
@@ -680,8 +677,12 @@ export interface ToolCallProgress {
 /** An ACP `session/update` as a turn yields it. */
 export type SessionUpdate = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress;
 
-/** fx's stop reasons (they differ from the ACP spec's names). */
-export type StopReason = 'end_turn' | 'max_output_tokens' | 'max_model_turns' | 'refused' | 'cancelled';
+/**
+ * Why a turn ended: ACP's `StopReason` (the same at the bots' `fx-wasm/fxbot`). `max_tokens`: the
+ * reply reached the model's output limit; `max_turn_requests`: the turn reached its step limit;
+ * `refusal`: the model refused (a content filter).
+ */
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
 
 export type PermissionOptionId = 'allow_once' | 'allow_always' | 'reject_once';
 

@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -164,6 +164,22 @@ async function ensureArtifact(artifact, tools) {
   return { raw: (await stat(bindgenWasm)).size, file: join(pkg, `${name}.wasm`) };
 }
 
+/**
+ * Writes pkg/fxbot/codes.js: the FXBOT_* rows of the one code table (src/code.rs) with their
+ * statuses, as fx-bot.wasm itself lists them (`fxbotCodes()`), so js/fxbot/ holds no copy.
+ */
+async function writeFxbotCodes() {
+  const glue = await import(pathToFileURL(join(pkg, 'fx-bot.js')).href);
+  glue.initSync({ module: await readFile(join(pkg, 'fx-bot.wasm')) });
+  const rows = glue.fxbotCodes();
+  const table = Object.fromEntries(rows.map(({ code, status }) => [code, status]));
+  const text =
+    '// Written by scripts/build.mjs from the code table (src/code.rs, through fx-bot.wasm):\n' +
+    '// the FXBOT_* codes of FxbotError, each with its HTTP-like status.\n' +
+    `export const FXBOT_CODES = Object.freeze(${JSON.stringify(table, null, 2)});\n`;
+  await writeFile(join(pkg, 'fxbot', 'codes.js'), text);
+}
+
 async function main() {
   await checkWasmBindgen();
   await rm(pkg, { recursive: true, force: true });
@@ -181,6 +197,8 @@ async function main() {
       await cp(join(root, dir, entry), join(pkg, entry), { recursive: true });
     }
   }
+
+  await writeFxbotCodes();
 
   const budget = JSON.parse(await readFile(join(root, 'scripts', 'size-budget.json'), 'utf8'));
   let over = false;

@@ -1,20 +1,24 @@
-//! [`Code`]: the one list of the stable `FX_*` error codes the core raises or reads.
+//! [`Code`]: the one table of the stable error codes the core raises or reads: the agent's
+//! `FX_*` codes and the bots layer's `FXBOT_*` ones, each of the latter with its HTTP-like
+//! status ([`Code::status`]).
 //!
 //! Every area keeps its own error enum with its typed causes (`LogError`, `StepError`,
-//! `AuthError`, ...), and each enum's `code()` maps its variants to a `Code` by an exhaustive
-//! match. The JS side raises a few codes of its own (js/errors.js). `FxErrorCode` in
-//! js/index.d.ts documents the union of both lists, and tests/error_codes.rs holds the three
-//! equal. The codes are contract: a code, once shipped, keeps its spelling and meaning.
-//!
-//! The bots layer has its own list, `bot::error::Code` (`FXBOT_*`, each with an HTTP-like
-//! status), checked by the same test against js/fxbot/client.d.ts.
+//! `AuthError`, `FxbotError`, ...), and each enum's `code()` maps its variants to a `Code` by an
+//! exhaustive match. The JS side raises a few codes of its own (js/errors.js). `FxErrorCode` in
+//! js/index.d.ts documents the `FX_*` codes of both lists, `FxbotErrorCode` in
+//! js/fxbot/client.d.ts the `FXBOT_*` ones (js/fxbot/ takes their statuses from this table, as
+//! the build writes it out), and tests/error_codes.rs holds them all equal. The codes are
+//! contract: a code, once shipped, keeps its spelling, meaning and status.
 
 use std::fmt;
 
-/// Declares [`Code`], [`Code::ALL`] and [`Code::as_str`] from one table, so the three cannot
-/// drift apart.
+/// Declares [`Code`], [`Code::ALL`], [`Code::as_str`] and [`Code::status`] from one table, so
+/// they cannot drift apart. A row is `Variant => "TEXT",`, or `Variant => "TEXT" @ status,` for
+/// a code with an HTTP-like status.
 macro_rules! codes {
-    ($($(#[$doc:meta])* $variant:ident => $text:literal,)+) => {
+    (@status) => { None };
+    (@status $status:literal) => { Some($status) };
+    ($($(#[$doc:meta])* $variant:ident => $text:literal $(@ $status:literal)?,)+) => {
         /// A stable error code: the `code` of a JS error, the `(FX_...)` after a failed turn's
         /// message.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,6 +35,15 @@ macro_rules! codes {
             pub const fn as_str(self) -> &'static str {
                 match self {
                     $(Code::$variant => $text,)+
+                }
+            }
+
+            /// The HTTP-like status of a bots code (`FXBOT_*`: 400, 404, 409, 500 or 502);
+            /// `None` for the agent's codes, which have none.
+            #[must_use]
+            pub const fn status(self) -> Option<u16> {
+                match self {
+                    $(Code::$variant => codes!(@status $($status)?),)+
                 }
             }
         }
@@ -164,17 +177,31 @@ codes! {
     /// A login record would be larger than 64 KiB.
     OAuthRecordTooLarge => "FX_OAUTH_RECORD_TOO_LARGE",
 
-    // The bots layer's document store (`caps::StoreError` of `Store::Docs`). The bots answer
-    // with an HTTP-like status too: 409 and 500.
-    /// What a document store throws for a stale `expectedRevision`; the bots engine retries on
-    /// it.
-    StoreRevisionConflict => "FXBOT_STORE_REVISION_CONFLICT",
-    /// The document store threw or answered with the wrong shape.
-    StoreFailed => "FXBOT_STORE_FAILED",
-
     // The terminal (`term::line_editor::EditError`).
     /// An edit would make the draft larger than its limit.
     TermDraftTooLarge => "FX_TERM_DRAFT_TOO_LARGE",
+
+    // The bots layer (`bot::FxbotError`), with their statuses (fxbot DESIGN §3.4).
+    /// An argument breaks a rule.
+    BotBadRequest => "FXBOT_BAD_REQUEST" @ 400,
+    /// An unknown bot, provider, memory, library item or chat.
+    BotNotFound => "FXBOT_NOT_FOUND" @ 404,
+    /// A turn of another message is running for this bot.
+    BotBusy => "FXBOT_BUSY" @ 409,
+    /// The store kept changing under a read-modify-write (retries exhausted).
+    BotConflict => "FXBOT_CONFLICT" @ 409,
+    /// The fxbot was closed.
+    BotClosed => "FXBOT_CLOSED" @ 409,
+    /// What a document store throws for a stale `expectedRevision`. The engine retries on it and
+    /// never passes it on; it is listed so the stores and the engine agree on it.
+    BotStoreRevisionConflict => "FXBOT_STORE_REVISION_CONFLICT" @ 409,
+    /// A store failed (the document store, or the session store in a turn), or a stored
+    /// document is damaged.
+    BotStoreFailed => "FXBOT_STORE_FAILED" @ 500,
+    /// A fault of fxbot itself.
+    BotInternal => "FXBOT_INTERNAL" @ 500,
+    /// A provider (or a server behind one) failed.
+    BotProviderFailed => "FXBOT_PROVIDER_FAILED" @ 502,
 }
 
 impl Code {

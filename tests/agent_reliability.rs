@@ -351,12 +351,12 @@ fn a_command_cancelled_while_it_ran_ends_and_is_recorded() {
                 status,
                 raw_output,
                 ..
-            } if tool_call_id == "c1" => Some((*status, raw_output.clone())),
+            } if tool_call_id == "c1" => Some((*status, *raw_output)),
             _ => None,
         })
         .unwrap();
     assert_eq!(last.0, ToolStatus::Failed);
-    assert_eq!(last.1.unwrap()["cancelled"], true);
+    assert!(last.1.unwrap().cancelled);
     let HistoryTurn::Interrupted(turn) = &history(host.stored(&id))[0] else {
         panic!("not interrupted")
     };

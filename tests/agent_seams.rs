@@ -1,6 +1,7 @@
-//! The seams the bots layer plugs into, driven the way it will drive them: a turn over another
-//! model protocol and another tool set (`run_turn`), the system-prompt override, user images in
-//! a turn, the tool's name on the `tool_call` update, and the turn's usage on its result.
+//! The seams the bots layer plugs into, driven the way it drives them: a turn of a front end's
+//! own plan (`Agent::run_plan`) over another model protocol and another tool set, on a session
+//! the front end started itself; the system-prompt override, user images in a turn, the tool's
+//! name on the `tool_call` update, and the turn's usage on its result.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -13,20 +14,17 @@ use fx_wasm::agent::context::ContextPolicy;
 use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::agent::modes::Mode;
 use fx_wasm::agent::prompt::Prompt;
-#[cfg(feature = "bot")]
 use fx_wasm::agent::prompt::PromptImage;
 use fx_wasm::agent::protocol::{ModelCall, ModelProtocol, StreamDecoder};
-use fx_wasm::agent::session::LiveSession;
-use fx_wasm::agent::turn::{run_turn, TurnSettings, TurnUsage};
+use fx_wasm::agent::turn::TurnPlan;
 use fx_wasm::agent::{Agent, AgentConfig};
-use fx_wasm::caps::acp::{StopReason, ToolKind, Update};
+use fx_wasm::caps::acp::{StopReason, ToolKind, Update, Usage};
 use fx_wasm::caps::{Cancel, HttpRequest, Method};
 use fx_wasm::gateway::error::ProviderError;
 use fx_wasm::gateway::request::RequestError;
 use fx_wasm::gateway::{Message, SseError, SseEvent, StreamEnd, ToolDefinition};
 use fx_wasm::log::types::{Preferences, Provider};
-use fx_wasm::tools::set::{Prepared, PreparedCall, ToolSet};
-use fx_wasm::tools::terminal::{Status, ToolRecord};
+use fx_wasm::tools::set::{Prepared, PreparedCall, ToolOutcome, ToolSet};
 use support::fake_host::{text_reply, tool_reply, FakeHost, Reply};
 
 fn env() -> HashMap<String, String> {
@@ -112,6 +110,9 @@ struct EchoTools {
 }
 
 impl ToolSet for EchoTools {
+    /// The text to say back.
+    type Arguments = String;
+
     fn definitions(&self) -> Vec<ToolDefinition> {
         vec![ToolDefinition {
             name: "echo".into(),
@@ -123,12 +124,12 @@ impl ToolSet for EchoTools {
     fn kind(&self, _name: &str) -> ToolKind {
         ToolKind::Other
     }
-    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared {
+    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<String> {
         let title = format!("{name}!");
         if name != "echo" {
             return Prepared {
                 title,
-                call: Err(ToolRecord::unavailable(name)),
+                call: Err(ToolOutcome::unavailable(name)),
             };
         }
         let value: serde_json::Value = serde_json::from_str(arguments_json).unwrap();
@@ -136,30 +137,28 @@ impl ToolSet for EchoTools {
             title,
             call: Ok(PreparedCall {
                 name: name.into(),
-                key: value["text"].as_str().unwrap_or_default().into(),
+                arguments: value["text"].as_str().unwrap_or_default().into(),
+                permission_key: None,
             }),
         }
     }
-    fn needs_permission(&self, _call: &PreparedCall) -> bool {
-        false
+    async fn run(&self, call: &PreparedCall<String>, _cancel: &Cancel) -> ToolOutcome {
+        self.runs.borrow_mut().push(call.arguments.clone());
+        ToolOutcome::success(format!("echo: {}", call.arguments))
     }
-    async fn run(&self, call: &PreparedCall, _cancel: &Cancel) -> ToolRecord {
-        self.runs.borrow_mut().push(call.key.clone());
-        ToolRecord {
-            status: Status::Success,
-            output: format!("echo: {}", call.key),
-            exit_code: None,
-            cancelled: false,
-        }
-    }
-    fn cancelled(&self, _call: &PreparedCall) -> ToolRecord {
-        ToolRecord::unavailable("echo")
+    fn cancelled(&self, _call: &PreparedCall<String>) -> ToolOutcome {
+        ToolOutcome::unavailable("echo")
     }
 }
 
-fn settings<'a, P: ModelProtocol>(protocol: &'a P, system: &'a str) -> TurnSettings<'a, P> {
-    TurnSettings {
+fn plan<'a, P: ModelProtocol, T: ToolSet>(
+    protocol: &'a P,
+    tools: &'a T,
+    system: &'a str,
+) -> TurnPlan<'a, P, T> {
+    TurnPlan {
         protocol,
+        tools,
         system_prompt: system,
         token: None,
         team: None,
@@ -170,6 +169,16 @@ fn settings<'a, P: ModelProtocol>(protocol: &'a P, system: &'a str) -> TurnSetti
         step_limit: 8,
         model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
     }
+}
+
+/// An agent for plans only (the bots' kind) and a session of its own, not stored yet.
+fn plan_agent(host: &FakeHost) -> (Agent<FakeHost>, String) {
+    let agent = Agent::new(
+        host.clone(),
+        AgentConfig::for_plans(fx_wasm::gateway::ChatEndpoint::canonical()),
+    );
+    let id = agent.start_session("/", preferences(), Mode::Ask).unwrap();
+    (agent, id)
 }
 
 #[test]
@@ -186,21 +195,27 @@ fn a_turn_runs_over_another_model_protocol() {
     let tools = EchoTools {
         runs: RefCell::new(Vec::new()),
     };
-    let mut session = LiveSession::create(&host, "/", preferences(), Mode::Ask).unwrap();
-    let end = block_on(run_turn(
-        &host,
-        &tools,
-        &Cancel::new(),
-        &mut session,
-        &settings(&protocol, "You are a bot."),
+    let (agent, id) = plan_agent(&host);
+    let end = block_on(agent.run_plan(
+        &id,
         1,
         Prompt::text("hi"),
+        &plan(&protocol, &tools, "You are a bot."),
     ))
     .unwrap();
     assert_eq!(end.stop_reason, StopReason::EndTurn);
+    // The turn's end saved the session the front end started.
+    assert_eq!(
+        fx_wasm::log::SessionLog::load(host.stored(&id))
+            .unwrap()
+            .state()
+            .history
+            .len(),
+        1
+    );
     assert_eq!(
         end.usage,
-        TurnUsage {
+        Usage {
             input_tokens: 7,
             output_tokens: 2
         }
@@ -233,15 +248,12 @@ fn a_turn_runs_its_calls_through_another_tool_set_and_names_the_tool() {
     let tools = EchoTools {
         runs: RefCell::new(Vec::new()),
     };
-    let mut session = LiveSession::create(&host, "/", preferences(), Mode::Ask).unwrap();
-    let end = block_on(run_turn(
-        &host,
-        &tools,
-        &Cancel::new(),
-        &mut session,
-        &settings(&protocol, "sys"),
+    let (agent, id) = plan_agent(&host);
+    let end = block_on(agent.run_plan(
+        &id,
         1,
         Prompt::text("echo ping"),
+        &plan(&protocol, &tools, "sys"),
     ))
     .unwrap();
     assert_eq!(end.stop_reason, StopReason::EndTurn);
@@ -274,11 +286,18 @@ fn a_turn_runs_its_calls_through_another_tool_set_and_names_the_tool() {
     assert!(!serde_json::to_string(first).unwrap().contains("toolName"));
     assert_eq!(
         end.usage,
-        TurnUsage {
+        Usage {
             input_tokens: 30,
             output_tokens: 8
         }
     );
+    // Without a workspace the model is told the tools its request lists, not "no tools".
+    let context = requests[0]["prompt"][1]["content"].as_str().unwrap();
+    assert!(
+        context.contains("Your tools in this session: echo."),
+        "{context}"
+    );
+    assert!(!context.contains("no tools"), "{context}");
 }
 
 #[test]
@@ -300,8 +319,8 @@ fn the_system_prompt_can_be_replaced() {
         .contains("fx-runtime-context"));
 }
 
-/// Images ride with feature `bot` (fx-bot.wasm); fx-core and fx-term take none.
-#[cfg(feature = "bot")]
+/// The agent carries images whatever the artifact (js/agent.js takes none from a page; the
+/// bots send them).
 #[test]
 fn user_images_reach_the_model_and_the_log() {
     let host = FakeHost::new();
@@ -310,13 +329,19 @@ fn user_images_reach_the_model_and_the_log() {
     let agent = Agent::new(host.clone(), AgentConfig::from_env(&env(), None).unwrap());
     let id = block_on(agent.create_session()).unwrap().session_id;
     let png = b"\x89PNG\r\n\x1a\nred".to_vec();
+    // The front end stages its images on the session; the turn takes them.
+    let stage = |images: Vec<PromptImage>| {
+        agent
+            .change_session(&id, |session, _| Ok(session.stage_images(images)?))
+            .unwrap()
+    };
     let prompt = Prompt {
         text: "what is this?".into(),
-        images: vec![PromptImage {
+        images: stage(vec![PromptImage {
             name: "red.png".into(),
             media_type: "image/png".into(),
             bytes: png.clone(),
-        }],
+        }]),
     };
     let end = block_on(agent.prompt_with(&id, 1, prompt)).unwrap();
     assert_eq!(end.stop_reason, StopReason::EndTurn);
@@ -351,11 +376,11 @@ fn user_images_reach_the_model_and_the_log() {
     // The next image of the session is number 2.
     let again = Prompt {
         text: String::new(),
-        images: vec![PromptImage {
+        images: stage(vec![PromptImage {
             name: "b.png".into(),
             media_type: "image/png".into(),
             bytes: b"\x89PNG\r\n\x1a\nblue".to_vec(),
-        }],
+        }]),
     };
     block_on(agent.prompt_with(&id, 2, again)).unwrap();
     let log = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
@@ -386,7 +411,7 @@ fn a_prompt_result_carries_the_turn_usage() {
     // 20 + 10 in, 5 + 3 out: the sum of the steps' turn.usage events.
     assert_eq!(
         end.usage,
-        TurnUsage {
+        Usage {
             input_tokens: 30,
             output_tokens: 8
         }
@@ -395,4 +420,71 @@ fn a_prompt_result_carries_the_turn_usage() {
         serde_json::to_value(&end).unwrap()["usage"],
         serde_json::json!({"inputTokens": 30, "outputTokens": 8})
     );
+}
+
+/// A front end's session: started unsaved, kept by the agent when its save fails, saved by the
+/// next load, and settled (a checkpoint a closed page left, turns claimed that never reached the
+/// log) through the agent.
+#[test]
+fn a_front_ends_session_is_kept_until_it_is_saved_and_settled_through_the_agent() {
+    use fx_wasm::caps::{Failure, Store, StoreError};
+    let host = FakeHost::new();
+    host.reply(text_reply(&["one"]));
+    host.reply(text_reply(&["two"]));
+    let protocol = fx_wasm::agent::protocol::AiGateway {
+        endpoint: &fx_wasm::gateway::ChatEndpoint::canonical(),
+    };
+    let tools = EchoTools {
+        runs: RefCell::new(Vec::new()),
+    };
+    let (agent, id) = plan_agent(&host);
+    // Nothing is stored before the first turn ends.
+    assert!(!host.state.borrow().sessions.contains_key(&id));
+    block_on(agent.run_plan(&id, 1, Prompt::text("one"), &plan(&protocol, &tools, "s"))).unwrap();
+    assert!(
+        agent.release_session(&id).is_some(),
+        "a saved session is let go"
+    );
+    // The second turn's save fails: the agent keeps what the store lacks.
+    let loaded = block_on(agent.load_session(&id, Mode::Ask)).unwrap();
+    assert_eq!((loaded.turns, loaded.unfinished), (1, false));
+    host.state.borrow_mut().fail_commit = Some(StoreError::failed(
+        Store::Session,
+        "append",
+        Failure::Threw,
+        "quota".into(),
+    ));
+    let error =
+        block_on(agent.run_plan(&id, 2, Prompt::text("two"), &plan(&protocol, &tools, "s")))
+            .unwrap_err();
+    assert_eq!(error.code(), "FX_SESSION_STORE_FAILED");
+    assert!(
+        agent.release_session(&id).is_none(),
+        "an unsaved session stays held"
+    );
+    host.state.borrow_mut().fail_commit = None;
+    let loaded = block_on(agent.load_session(&id, Mode::Ask)).unwrap();
+    assert_eq!(loaded.turns, 2, "the next load saved the held turn");
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
+    assert_eq!(stored.state().history.len(), 2);
+    // Two claimed turns that never reached the log are settled into it as failed turns.
+    let now = block_on(agent.settle_session(
+        &id,
+        vec![
+            ("three".into(), "it failed (FXBOT_STORE_FAILED)".into()),
+            (String::new(), "gone".into()),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(now, id);
+    let view = fx_wasm::log::SessionLog::load(host.stored(&id))
+        .unwrap()
+        .view();
+    assert_eq!(view.turns.len(), 4);
+    match &view.turns[2] {
+        fx_wasm::log::view::TurnView::Interrupted(turn) => {
+            assert_eq!((turn.user.text.as_str(), turn.reason), ("three", "failed"));
+        }
+        other => panic!("{other:?}"),
+    }
 }

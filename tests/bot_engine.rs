@@ -14,7 +14,7 @@ use fx_wasm::bot::ids::LibraryId;
 use fx_wasm::bot::stream::StreamLine;
 use fx_wasm::caps::{DocStore, MemoryDocStore};
 use serde_json::{json, Value};
-use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid, SpyDocs};
+use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid, send_json, SpyDocs};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, MemoryDocStore>;
@@ -53,7 +53,7 @@ fn setup() -> (FakeHost, MemoryDocStore, Engine, String) {
 }
 
 fn send(engine: &Engine, bot: &str, message: Value) -> (Value, Option<PendingTurn>) {
-    let (sent, pending) = block_on(engine.send(bot, &message)).unwrap();
+    let (sent, pending) = block_on(send_json(engine, bot, &message)).unwrap();
     (serde_json::to_value(sent).unwrap(), pending)
 }
 
@@ -140,7 +140,7 @@ fn bots_rows() {
 #[test]
 fn chat_rows() {
     let (_host, _docs, engine, bot) = setup();
-    let bad = |message: Value| status(block_on(engine.send(&bot, &message)));
+    let bad = |message: Value| status(block_on(send_json(&engine, &bot, &message)));
     let big = b64(&png(4 * 1024 * 1024));
     let three = b64(&png(3 * 1024 * 1024 + 512 * 1024));
     for message in [
@@ -155,14 +155,16 @@ fn chat_rows() {
         assert_eq!(bad(message), (400, "FXBOT_BAD_REQUEST".into()));
     }
     assert_eq!(
-        status(block_on(engine.send(
+        status(block_on(send_json(
+            &engine,
             "0123456789abc",
             &json!({"text": "hi", "messageId": "m"})
         ))),
         (400, "FXBOT_BAD_REQUEST".into())
     );
     assert_eq!(
-        status(block_on(engine.send(
+        status(block_on(send_json(
+            &engine,
             "0123456789ab",
             &json!({"text": "hi", "messageId": "m"})
         ))),
@@ -170,14 +172,19 @@ fn chat_rows() {
     );
     // No provider, and a provider without a default model and a bot without a model.
     let lone = block_on(engine.bots_create(arg(json!({"provider": ""})))).unwrap();
-    let error = block_on(engine.send(lone.id.as_str(), &json!({"text": "hi", "messageId": "m"})))
-        .unwrap_err();
+    let error = block_on(send_json(
+        &engine,
+        lone.id.as_str(),
+        &json!({"text": "hi", "messageId": "m"}),
+    ))
+    .unwrap_err();
     assert_eq!(error.status(), 400);
     assert!(error.to_string().contains("no provider"), "{error}");
     let p2 =
         block_on(engine.providers_add(arg(json!({"kind": "gateway", "apiKey": "k"})))).unwrap();
     let modelless = block_on(engine.bots_create(arg(json!({"provider": p2["id"]})))).unwrap();
-    let error = block_on(engine.send(
+    let error = block_on(send_json(
+        &engine,
         modelless.id.as_str(),
         &json!({"text": "hi", "messageId": "m"}),
     ))
@@ -220,9 +227,11 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
     assert_eq!(again["duplicate"], true);
     assert_eq!(again["sessionId"], sent["sessionId"]);
     assert_eq!(
-        status(block_on(
-            engine.send(&bot, &json!({"text": "x", "messageId": "m2"}))
-        )),
+        status(block_on(send_json(
+            &engine,
+            &bot,
+            &json!({"text": "x", "messageId": "m2"})
+        ))),
         (409, "FXBOT_BUSY".into())
     );
     block_on(engine.run(pending.unwrap()));
@@ -312,8 +321,8 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
     host.reply(text_reply(&["once"]));
     let message = json!({"text": "hi", "messageId": "m1"});
     let (ra, rb) = block_on(futures::future::join(
-        a.send(&bot, &message),
-        b.send(&bot, &message),
+        send_json(&a, &bot, &message),
+        send_json(&b, &bot, &message),
     ));
     let (sa, pa) = ra.unwrap();
     let (sb, pb) = rb.unwrap();
@@ -327,7 +336,12 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
     assert!(sa.duplicate != sb.duplicate);
     // The other engine, with another message while m1 runs: 409 (by the claim).
     let other = if pa.is_some() { &b } else { &a };
-    let error = block_on(other.send(&bot, &json!({"text": "x", "messageId": "m2"}))).unwrap_err();
+    let error = block_on(send_json(
+        other,
+        &bot,
+        &json!({"text": "x", "messageId": "m2"}),
+    ))
+    .unwrap_err();
     assert_eq!((error.status(), error.code().as_str()), (409, "FXBOT_BUSY"));
     let runner = if pa.is_some() { &a } else { &b };
     block_on(runner.run(pa.or(pb).unwrap()));
@@ -342,7 +356,12 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
     assert_eq!(la, lb);
     // And m2 can run now.
     host.reply(text_reply(&["two"]));
-    let (s2, p2) = block_on(other.send(&bot, &json!({"text": "x", "messageId": "m2"}))).unwrap();
+    let (s2, p2) = block_on(send_json(
+        other,
+        &bot,
+        &json!({"text": "x", "messageId": "m2"}),
+    ))
+    .unwrap();
     assert_eq!(s2.turn, 2);
     block_on(other.run(p2.unwrap()));
     assert_eq!(host.chat_requests().len(), 2);

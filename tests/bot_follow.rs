@@ -11,7 +11,7 @@ use futures::executor::block_on;
 use fx_wasm::bot::engine::Fxbot;
 use fx_wasm::bot::stream::StreamLine;
 use serde_json::json;
-use support::bot_args::{arg, at, bid, engine_config, SpyDocs};
+use support::bot_args::{arg, at, bid, engine_config, send_json, SpyDocs};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, SpyDocs>;
@@ -34,7 +34,7 @@ fn bot_with_turns(earlier: usize) -> (FakeHost, SpyDocs, Engine, String) {
     for t in 0..earlier {
         host.reply(text_reply(&["earlier ", "reply"]));
         let message = json!({"text": format!("earlier {t}"), "messageId": format!("e{t}")});
-        let (_, pending) = block_on(engine.send(&bot, &message)).unwrap();
+        let (_, pending) = block_on(send_json(&engine, &bot, &message)).unwrap();
         block_on(engine.run(pending.unwrap()));
     }
     (host, docs, engine, bot)
@@ -104,8 +104,12 @@ fn following_a_turn_reads_the_store_a_handful_of_times_whatever_the_chat_length(
         let (host, docs, engine, bot) = bot_with_turns(earlier);
         host.reply(long_reply(DELTAS));
         host.state.borrow_mut().pace_chunks = true;
-        let (sent, pending) =
-            block_on(engine.send(&bot, &json!({"text": "long", "messageId": "long"}))).unwrap();
+        let (sent, pending) = block_on(send_json(
+            &engine,
+            &bot,
+            &json!({"text": "long", "messageId": "long"}),
+        ))
+        .unwrap();
         let loads_before = host.state.borrow().session_loads;
         let reads_before = docs.reads.get();
         let ((lines, batches), ()) = block_on(async {
@@ -151,15 +155,23 @@ fn a_kept_replay_that_misses_another_process_turn_reads_the_store_again() {
     let opened = block_on(engine.stream(&bid(&bot), at(json!(0)), None)).unwrap();
     let other = Fxbot::new(host.clone(), docs.clone(), engine_config("p2"));
     host.reply(text_reply(&["from ", "the other tab"]));
-    let (_, pending) =
-        block_on(other.send(&bot, &json!({"text": "x", "messageId": "o1"}))).unwrap();
+    let (_, pending) = block_on(send_json(
+        &other,
+        &bot,
+        &json!({"text": "x", "messageId": "o1"}),
+    ))
+    .unwrap();
     block_on(other.run(pending.unwrap()));
     // This process starts turn 3. The consumer opened before follows on from the end of turn
     // 1: its kept replay lacks turn 2, so it is read again, and turn 2 comes before turn 3.
     host.reply(text_reply(&["mine"]));
     let end_of_1 = (1u64 << 21) + (1 << 21) - 1;
-    let (sent, pending) =
-        block_on(engine.send(&bot, &json!({"text": "y", "messageId": "m3"}))).unwrap();
+    let (sent, pending) = block_on(send_json(
+        &engine,
+        &bot,
+        &json!({"text": "y", "messageId": "m3"}),
+    ))
+    .unwrap();
     assert_eq!(sent.turn, 3);
     let loads = host.state.borrow().session_loads;
     let batch = block_on(engine.follow(&bid(&bot), at(json!(end_of_1)), opened.epoch)).unwrap();

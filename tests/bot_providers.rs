@@ -9,7 +9,7 @@ mod bot_args;
 #[path = "support/fake_host.rs"]
 mod fake_host;
 
-use bot_args::{arg, at, bid, engine_config, pid};
+use bot_args::{arg, at, bid, engine_config, pid, send_json};
 use fake_host::{text_reply, FakeHost};
 use futures::executor::block_on;
 use fx_wasm::bot::engine::Fxbot;
@@ -40,8 +40,12 @@ fn a_removed_provider_is_gone() {
     let bot = block_on(fxbot.bots_create(arg(json!({})))).unwrap();
     let id = bot.id.to_string();
     host.reply(text_reply(&["hi"]));
-    let (_, pending) =
-        block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
+    let (_, pending) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m1"}),
+    ))
+    .unwrap();
     block_on(fxbot.run(pending.unwrap()));
     assert!(!block_on(fxbot.stream(&bid(&id), at(json!(0)), None))
         .unwrap()
@@ -62,8 +66,12 @@ fn a_removed_provider_is_gone() {
         block_on(fxbot.bots_update(&bid(&id), arg(json!({"model": "other/model"})))).unwrap();
     assert_eq!(changed.fields.model, "other/model");
     host.reply(text_reply(&["two"]));
-    let (_, pending) =
-        block_on(fxbot.send(&id, &json!({"text": "again", "messageId": "m0"}))).unwrap();
+    let (_, pending) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "again", "messageId": "m0"}),
+    ))
+    .unwrap();
     block_on(fxbot.run(pending.unwrap()));
     let last = host.state.borrow().requests.last().unwrap().clone();
     assert!(
@@ -83,10 +91,19 @@ fn a_removed_provider_is_gone() {
         "the stream of a bot whose provider is gone ends at once"
     );
     // A retry of m1 still reaches its turn; a new message is 400.
-    let (again, none) =
-        block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
+    let (again, none) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m1"}),
+    ))
+    .unwrap();
     assert!(again.duplicate && none.is_none());
-    let error = block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m2"}))).unwrap_err();
+    let error = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m2"}),
+    ))
+    .unwrap_err();
     assert_eq!(error.status(), 400);
     assert_eq!(
         block_on(fxbot.providers_get(&pid(p1["id"].as_str().unwrap())))

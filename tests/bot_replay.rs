@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use fx_wasm::agent::time::rfc3339_ms;
 use fx_wasm::bot::cursor::{Cursor, MAX_K};
 use fx_wasm::bot::replay::{load_with_stamps, replay, replay_view, Replay, SavedInput, TurnMeta};
-use fx_wasm::bot::stream::{LineError, SavedFile, StopReason, StreamLine, Usage};
+use fx_wasm::bot::stream::{Ending, LineError, SavedFile, StopReason, StreamLine, Usage};
 use fx_wasm::log::appender::TurnCommit;
 use fx_wasm::log::bench::FixedEnv;
 use fx_wasm::log::execution::Execution;
@@ -323,10 +323,11 @@ fn saved_metadata_fills_the_lines() {
             at: Some("2026-12-01T00:00:00.000Z".into()),
             saved: Some(saved),
             usage: None,
-            stop_reason: Some(StopReason::MaxTokens),
+            stop_reason: Some(StopReason::MaxTokens.into()),
             error: Some(LineError {
                 status: 502,
                 code: "X".into(),
+                cause: None,
                 message: "ignored on a completed turn".into(),
             }),
         },
@@ -348,7 +349,7 @@ fn saved_metadata_fills_the_lines() {
     );
 
     // A saved "cancelled" cannot turn a completed turn into a cancelled one.
-    meta.get_mut(&1).unwrap().stop_reason = Some(StopReason::Cancelled);
+    meta.get_mut(&1).unwrap().stop_reason = Some(StopReason::Cancelled.into());
     let replay2 = replay(&bytes, &meta).unwrap();
     assert_eq!(json_of(&replay2.lines)[2]["stopReason"], "end_turn");
 }
@@ -388,6 +389,7 @@ fn a_failed_turn_carries_its_saved_error() {
     let error = LineError {
         status: 502,
         code: "FX_GATEWAY_HTTP_ERROR".into(),
+        cause: None,
         message: "the gateway answered 500".into(),
     };
     let mut meta = BTreeMap::new();
@@ -409,13 +411,13 @@ fn a_failed_turn_carries_its_saved_error() {
     let StreamLine::TurnEnd(end) = bare.lines.last().unwrap() else {
         panic!()
     };
-    assert_eq!((end.stop_reason, &end.error), (StopReason::Error, &None));
+    assert_eq!((end.stop_reason, &end.error), (Ending::Error, &None));
     // The first turn's error is ignored: it completed.
     meta.insert(
         1,
         TurnMeta {
             error: Some(error),
-            stop_reason: Some(StopReason::Error),
+            stop_reason: Some(Ending::Error),
             ..TurnMeta::default()
         },
     );

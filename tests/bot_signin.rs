@@ -132,11 +132,11 @@ fn an_expiring_sign_in_is_refreshed_before_the_turn() {
     .unwrap();
     for (n, message) in ["m1", "m2"].into_iter().enumerate() {
         host.reply(fake_host::text_reply(&["hi"]));
-        let (_, pending) = block_on(fxbot.send(
-            bot.id.as_str(),
+        let outgoing = fx_wasm::bot::engine::chat::Outgoing::from_json(
             &json!({"text": "hi", "messageId": message}),
-        ))
+        )
         .unwrap();
+        let (_, pending) = block_on(fxbot.send(bot.id.as_str(), outgoing)).unwrap();
         block_on(fxbot.run(pending.unwrap()));
         let state = fake.state.borrow();
         assert_eq!(state.refreshes as usize, n + 1, "one refresh per turn");

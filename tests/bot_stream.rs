@@ -338,7 +338,7 @@ fn journal_of(run: &Run, committed: &Replay) -> Journal {
         assert!(name.is_empty() || name == "terminal", "{name}");
         journal.push_update(update, name);
     }
-    journal.end(StopReason::from_agent(AgentStop::EndTurn), end.usage, None);
+    journal.end(AgentStop::EndTurn, end.usage, None);
     journal
 }
 

@@ -1,8 +1,9 @@
-//! The one error vocabulary, held against its documentation: the codes the core raises
-//! (`fx_wasm::Code`) together with the codes js/ raises itself (`JS_ERROR_CODES` in
+//! The one error vocabulary, held against its documentation: the `FX_*` codes of the one code
+//! table (`fx_wasm::Code`) together with the codes js/ raises itself (`JS_ERROR_CODES` in
 //! js/errors.js) are exactly the `FxErrorCode` union of js/index.d.ts, each member with a doc
-//! comment; the bots layer's `FXBOT_*` codes are exactly `FxbotErrorCode` of
-//! js/fxbot/client.d.ts; and no js/ file raises a code outside those lists.
+//! comment; its `FXBOT_*` rows (each with its status) are exactly `FxbotErrorCode` of
+//! js/fxbot/client.d.ts, which js/fxbot/ takes from the table as the build writes it out rather
+//! than from a copy; and no js/ file raises a code outside those lists.
 // Test code for clippy.toml's allow-*-in-tests, helpers included (rust-clippy#13981).
 #![cfg(test)]
 
@@ -119,8 +120,17 @@ fn unique(label: &str, codes: &[String]) -> BTreeSet<String> {
     set
 }
 
+/// The table's codes that start with `prefix`.
+fn rust_codes_of(prefix: &str) -> Vec<String> {
+    Code::ALL
+        .iter()
+        .map(|c| c.as_str().to_owned())
+        .filter(|c| c.starts_with(prefix))
+        .collect()
+}
+
 fn rust_codes() -> Vec<String> {
-    Code::ALL.iter().map(|c| c.as_str().to_owned()).collect()
+    rust_codes_of("FX_")
 }
 
 #[test]
@@ -152,14 +162,25 @@ fn every_code_is_documented_in_index_d_ts_and_nothing_else_is() {
 fn the_code_table_spells_each_code_once_and_parses_it_back() {
     for &code in Code::ALL {
         let text = code.as_str();
-        // The bots' document store rows are spelled FXBOT_ (their family's prefix).
         assert!(is_code(text), "{text}");
         assert_eq!(Code::parse(text), Some(code));
         assert_eq!(code.to_string(), text);
         assert_eq!(code, text);
+        // A bots code has its HTTP-like status; an agent code has none.
+        match code.status() {
+            Some(status) => {
+                assert!(text.starts_with("FXBOT_"), "{text} has status {status}");
+                assert!(
+                    [400, 404, 409, 500, 502].contains(&status),
+                    "{text}: {status}"
+                );
+            }
+            None => assert!(text.starts_with("FX_"), "{text} has no status"),
+        }
     }
     assert_eq!(Code::parse("FX_GATEWAY_HTTP"), None);
-    assert_eq!(Code::parse("FXBOT_BUSY"), None);
+    assert_eq!(Code::parse("FXBOT_BUSY"), Some(Code::BotBusy));
+    assert_eq!(Code::BotBusy.status(), Some(409));
 }
 
 #[test]
@@ -168,10 +189,8 @@ fn js_raises_only_listed_codes() {
     js_code_literals(&repo("js"), &mut found);
     assert!(!found.is_empty(), "no code literal found under js/");
     let js: BTreeSet<String> = js_error_codes().into_iter().collect();
-    let mut rust: BTreeSet<String> = rust_codes().into_iter().collect();
-    // The bots engine's codes (js/fxbot/ lists them and raises FXBOT_CLOSED after close), as
-    // js/fxbot/client.d.ts documents them (equal to bot::error::Code::ALL, checked below).
-    rust.extend(documented_union("js/fxbot/client.d.ts", "FxbotErrorCode"));
+    // The whole table: js/fxbot/ raises FXBOT_CLOSED after close (its status from the table).
+    let rust: BTreeSet<String> = Code::ALL.iter().map(|c| c.as_str().to_owned()).collect();
     for (file, code) in found {
         // A code JS raises must be in its table; one it only reads (none today) would be Rust's.
         assert!(
@@ -181,12 +200,9 @@ fn js_raises_only_listed_codes() {
     }
 }
 
-#[cfg(feature = "bot")]
 #[test]
 fn every_fxbot_code_is_documented_in_the_fxbot_types() {
-    use fx_wasm::bot::error::Code as BotCode;
-    let rust: Vec<String> = BotCode::ALL.iter().map(|c| c.as_str().to_owned()).collect();
-    let rust = unique("bot::error::Code::ALL", &rust);
+    let rust = unique("the FXBOT_* rows of Code::ALL", &rust_codes_of("FXBOT_"));
     let js: Vec<String> = js_error_codes()
         .into_iter()
         .filter(|c| c.starts_with("FXBOT_"))
@@ -197,6 +213,34 @@ fn every_fxbot_code_is_documented_in_the_fxbot_types() {
     );
     let all: BTreeSet<String> = rust.iter().cloned().chain(js).collect();
     assert_eq!(all, documented);
-    // The two vocabularies stay apart: no FXBOT_* code in FxErrorCode, no FX_* in the bots list.
-    assert!(rust.iter().all(|c| c.starts_with("FXBOT_")));
+}
+
+#[test]
+fn js_fxbot_takes_the_codes_from_the_table() {
+    // The list and the statuses come from pkg/fxbot/codes.js, which scripts/build.mjs writes
+    // from the table (fxbotCodes() of fx-bot.wasm); no js/ file holds a copy of the list.
+    let index = read("js/fxbot/index.js");
+    assert!(
+        index.contains("from './codes.js'"),
+        "js/fxbot/index.js imports the written-out table"
+    );
+    let build = read("scripts/build.mjs");
+    assert!(
+        build.contains("fxbotCodes()"),
+        "scripts/build.mjs writes the table out"
+    );
+    let mut found = Vec::new();
+    js_code_literals(&repo("js"), &mut found);
+    let mut per_file: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for (file, code) in found {
+        if code.starts_with("FXBOT_") {
+            per_file.entry(file).or_default().insert(code);
+        }
+    }
+    for (file, codes) in per_file {
+        assert!(
+            codes.len() <= 1,
+            "{file} spells several FXBOT_* codes ({codes:?}): take them from the table"
+        );
+    }
 }

@@ -17,9 +17,10 @@ export interface Usage {
 }
 
 /**
- * The stable codes of the bots layer, each with its HTTP-like `status` (the `code` of the coming
- * `FxbotError`). A turn's `error.code` stays a `string`: it may also be one of the agent's own
- * `FX_*` codes (`FxErrorCode` of `fx-wasm`).
+ * The stable codes of the bots layer, each with its HTTP-like `status` (the `code` of an
+ * `FxbotError`): the `FXBOT_*` rows of fx-wasm's one code table. A turn's `error.code` stays a
+ * `string` (a newer version may add codes); its `cause` is one of the agent's `FX_*` codes
+ * (`FxErrorCode` of `fx-wasm`).
  */
 export type FxbotErrorCode =
   /** 400: an argument breaks a rule. */
@@ -41,8 +42,20 @@ export type FxbotErrorCode =
   /** 502: a provider (or a server behind one) failed. */
   | 'FXBOT_PROVIDER_FAILED';
 
-/** Why a turn ended. */
+/** Why a turn ended: ACP's stop reasons (as the agent's), or `error` for a turn that failed. */
 export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'error';
+
+/**
+ * Why a turn failed: its `FXBOT_*` code and status, and (`cause`) the agent's `FX_*` code of the
+ * failure underneath when the turn failed in the agent (`FX_SESSION_STORE_FAILED` under a 500
+ * `FXBOT_STORE_FAILED`, `FX_GATEWAY_HTTP_ERROR` under a 502 `FXBOT_PROVIDER_FAILED`, ...).
+ */
+export interface TurnError {
+  status: number;
+  code: string;
+  cause?: string;
+  message: string;
+}
 
 /**
  * One line of a chat's stream. `cursor` is where to start again to get the lines after it:
@@ -92,7 +105,7 @@ export type StreamLine =
       turn: number;
       stopReason: StopReason;
       usage: Usage;
-      error?: { status: number; code: string; message: string };
+      error?: TurnError;
     }
   | { type: 'chat_end'; cursor: number; reason: 'handoff'; nextSessionId: string };
 
@@ -123,7 +136,7 @@ export interface Turn {
   parts: Part[];
   status: 'running' | 'done' | 'cancelled' | 'failed';
   usage: Usage | null;
-  error: { status: number; code: string; message: string } | null;
+  error: TurnError | null;
 }
 
 /**

@@ -14,6 +14,11 @@ function statusOf(stopReason) {
   return 'failed';
 }
 
+/** A turn_end's error as the turn keeps it (`cause` only when there is one). */
+function turnError({ status, code, cause, message }) {
+  return cause === undefined ? { status, code, message } : { status, code, cause, message };
+}
+
 /** A turn for a line whose turn_start this client never saw (kept rather than dropped). */
 function unknownTurn(turn) {
   return {
@@ -149,7 +154,7 @@ export function reduceLines(turns, line) {
         usage: line.usage
           ? { inputTokens: line.usage.inputTokens ?? 0, outputTokens: line.usage.outputTokens ?? 0 }
           : null,
-        error: line.error ? { status: line.error.status, code: line.error.code, message: line.error.message } : null,
+        error: line.error ? turnError(line.error) : null,
       });
       break;
     default:

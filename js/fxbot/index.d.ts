@@ -7,7 +7,7 @@ import type { FxbotErrorCode, StreamLine, Turn, Upload } from './client.js';
 import type { FxbotStore } from './stores.js';
 import type { WasmSource } from '../index.js';
 
-export type { FxbotErrorCode, Part, StopReason, StreamLine, Turn, Upload, Usage } from './client.js';
+export type { FxbotErrorCode, Part, StopReason, StreamLine, Turn, TurnError, Upload, Usage } from './client.js';
 export type { FxbotStore, IndexedDbFxbotStore, IndexedDbFxbotStoreOptions, MemoryFxbotStore } from './stores.js';
 export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 
@@ -219,6 +219,19 @@ export interface FxbotOptions {
    * nothing for that long).
    */
   modelIdleTimeoutMs?: number;
+  /**
+   * This process's name in the turn claims of the store (1 to 64 printable ASCII characters;
+   * random by default). A process that comes back under the same name (a server restarted with
+   * a fixed name) settles the turns it left running when it sends the bot's next message: a turn
+   * cut short after a tool step keeps that step and is marked failed. Claims of other names are
+   * left alone (their process may still be running them).
+   */
+  owner?: string;
+  /**
+   * The agent's events, as `createFxAgent` emits them: `request.retry` (a model request is
+   * retried), `session.forked` (a chat's session continued as a fork; the bot follows it),
+   * `turn.usage` (a model step's tokens), `session.unsaved`.
+   */
   onEvent?: (event: { type: string; [key: string]: unknown }) => void;
   /** Where fx-bot.wasm comes from (as `createFxAgent`'s `wasm`). */
   wasm?: WasmSource;

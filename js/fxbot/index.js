@@ -6,6 +6,7 @@ import { makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTime
 import { memorySessionStore } from '../memory-stores.js';
 import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
 import { turnsFromLines } from './client.js';
+import { FXBOT_CODES } from './codes.js';
 import { loadBot } from './load-bot.js';
 import { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 
@@ -14,18 +15,17 @@ export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 /** At most this many bots are pinned. */
 export const MAX_PINNED = 3;
 
-/** The stable codes of FxbotError. */
-export const FxbotErrorCodes = Object.freeze([
-  'FXBOT_BAD_REQUEST',
-  'FXBOT_NOT_FOUND',
-  'FXBOT_BUSY',
-  'FXBOT_CONFLICT',
-  'FXBOT_CLOSED',
-  'FXBOT_STORE_REVISION_CONFLICT',
-  'FXBOT_STORE_FAILED',
-  'FXBOT_INTERNAL',
-  'FXBOT_PROVIDER_FAILED',
-]);
+/** The stable codes of FxbotError, from the code table (codes.js is written by the build). */
+export const FxbotErrorCodes = Object.freeze(Object.keys(FXBOT_CODES));
+
+/** An FxbotError raised here: `code` and its status come from the code table. */
+function fxbotError(code, message) {
+  const error = new Error(message);
+  error.name = 'FxbotError';
+  error.status = FXBOT_CODES[code];
+  error.code = code;
+  return error;
+}
 
 /** True for a bot id: 12 lowercase hex characters. */
 export function isBotId(value) {
@@ -82,6 +82,9 @@ export async function createFxbot(options = {}) {
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw optionError('onEvent must be a function');
   }
+  if (options.owner !== undefined && !(typeof options.owner === 'string' && /^[\x21-\x7e]{1,64}$/.test(options.owner))) {
+    throw optionError('owner must be 1 to 64 printable ASCII characters without spaces');
+  }
   checkStore('store', options.store, ['load', 'commit', 'list', 'remove']);
   checkStore('sessionStore', options.sessionStore, ['load', 'commit', 'list', 'remove']);
   const env = normalizeEnv(options.env);
@@ -111,19 +114,13 @@ export async function createFxbot(options = {}) {
   const glue = await loadBot(options.wasm);
   const core = new glue.FxbotCore(host, {
     env,
-    owner: randomOwner(),
+    owner: options.owner ?? randomOwner(),
     libraryUrl: options.libraryUrl,
     modelIdleTimeoutMs,
   });
   let closed = false;
 
-  const closedError = () => {
-    const error = new Error('this fxbot was closed');
-    error.name = 'FxbotError';
-    error.status = 409;
-    error.code = 'FXBOT_CLOSED';
-    return error;
-  };
+  const closedError = () => fxbotError('FXBOT_CLOSED', 'this fxbot was closed');
 
   // The first batch reads the chat from the store (another process's turns appear there);
   // every later one comes from the engine's memory: the kept replay and the live journal.

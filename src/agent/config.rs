@@ -98,6 +98,23 @@ impl AgentConfig {
         })
     }
 
+    /// The config of an agent whose every turn comes with a front end's own plan
+    /// ([`super::Agent::run_plan`]: the bots): the chat endpoint, and defaults for the rest.
+    #[must_use]
+    pub fn for_plans(endpoint: ChatEndpoint) -> Self {
+        AgentConfig {
+            endpoint,
+            api_key: None,
+            model: DEFAULT_MODEL_ID.to_owned(),
+            workspace: None,
+            policy: ContextPolicy::default(),
+            step_limit: DEFAULT_STEP_LIMIT,
+            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+            system_prompt: None,
+            auth: Ok(AuthConfig::production()),
+        }
+    }
+
     /// True when a request can be sent without signing in: an API key, or a development
     /// gateway (a loopback chat URL) that needs none.
     #[must_use]

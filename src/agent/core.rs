@@ -25,12 +25,12 @@ use super::protocol::AiGateway;
 pub use super::replay::replay;
 use super::session::{LiveSession, SessionError};
 use super::system_prompt::SYSTEM_PROMPT;
-use super::turn::{run_turn, TurnError, TurnSettings, TurnUsage};
-use crate::caps::acp::StopReason;
+use super::turn::{TurnError, TurnPlan};
+use crate::caps::acp::{StopReason, Usage};
 use crate::caps::cancel::Cancel;
 use crate::caps::http::read_capped;
 use crate::caps::{Host, HostEvent, HttpRequest, Method, StoreError};
-use crate::tools::set::TerminalTools;
+use crate::tools::terminal::TerminalTools;
 
 /// Largest catalog body read.
 const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
@@ -150,10 +150,10 @@ pub struct PromptEnd {
     pub session_id: String,
     pub forked_from: Option<String>,
     /// The tokens of this turn's steps, as the gateway reported them.
-    pub usage: TurnUsage,
+    pub usage: Usage,
 }
 
-enum Slot {
+pub(super) enum Slot {
     Idle(Box<LiveSession>),
     Busy,
 }
@@ -163,7 +163,7 @@ pub struct Agent<H: Host> {
     pub(super) host: H,
     pub(super) config: AgentConfig,
     pub(super) catalog: RefCell<Option<Catalog>>,
-    sessions: RefCell<HashMap<String, Slot>>,
+    pub(super) sessions: RefCell<HashMap<String, Slot>>,
     turns: RefCell<HashMap<u32, Cancel>>,
     /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
     stop: Cancel,
@@ -375,7 +375,7 @@ impl<H: Host> Agent<H> {
     }
 
     /// Reports a session the agent stopped with before it was stored.
-    fn report_stopped(&self, session: &LiveSession) {
+    pub(super) fn report_stopped(&self, session: &LiveSession) {
         if session.is_saved() {
             return;
         }
@@ -471,19 +471,16 @@ impl<H: Host> Agent<H> {
         prompt: Prompt,
     ) -> Result<PromptEnd, AgentError> {
         let cancel = self.register_turn(turn_id);
-        let result = self.run_prompt(id, turn_id, prompt, &cancel).await;
-        self.turns.borrow_mut().remove(&turn_id);
+        let result = self
+            .prompt_as_configured(id, turn_id, prompt, &cancel)
+            .await;
+        self.unregister_turn(turn_id);
         result
     }
 
-    /// Makes turn `turn_id` cancellable before its prompt starts running: a host that starts a
-    /// turn and cancels it at once (before the prompt future is first polled) must still cancel
-    /// it. [`Agent::prompt`] registers the turn itself when this was not called.
-    pub fn register_turn(&self, turn_id: u32) -> Cancel {
-        self.turns.borrow_mut().entry(turn_id).or_default().clone()
-    }
-
-    async fn run_prompt(
+    /// A turn of the agent's own plan: the AI Gateway, the terminal tool over the workspace,
+    /// the configured system prompt and credential.
+    async fn prompt_as_configured(
         &self,
         id: &str,
         turn_id: u32,
@@ -498,7 +495,7 @@ impl<H: Host> Agent<H> {
         if token.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
-        let mut session = self.take(id)?;
+        let session = self.take(id)?;
         let catalog = self.catalog.borrow().clone();
         let model_info = catalog
             .as_ref()
@@ -514,8 +511,9 @@ impl<H: Host> Agent<H> {
             workspace: &self.host,
             info: self.config.workspace.as_ref(),
         };
-        let settings = TurnSettings {
+        let plan = TurnPlan {
             protocol: &protocol,
+            tools: &tools,
             system_prompt: self
                 .config
                 .system_prompt
@@ -530,31 +528,25 @@ impl<H: Host> Agent<H> {
             step_limit: self.config.step_limit,
             model_idle_timeout_ms: self.config.model_idle_timeout_ms,
         };
-        // Boxed so the turn's large state machine is not copied into every caller's future.
-        let turn: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> =
-            Box::pin(run_turn(
-                &self.host,
-                &tools,
-                cancel,
-                &mut session,
-                &settings,
-                turn_id,
-                prompt,
-            ));
-        let result = turn.await;
-        let session_id = session.id().to_owned();
-        if self.stop.is_cancelled() {
-            // Nothing will commit it later: say what the store does not hold.
-            self.report_stopped(&session);
-        }
-        self.put_back(id, session);
-        let end = result.map_err(AgentError::Turn)?;
-        Ok(PromptEnd {
-            stop_reason: end.stop_reason,
-            session_id,
-            forked_from: end.forked_from,
-            usage: end.usage,
-        })
+        self.run_taken(id, session, turn_id, prompt, &plan, cancel)
+            .await
+    }
+
+    /// Makes turn `turn_id` cancellable before its prompt starts running: a host that starts a
+    /// turn and cancels it at once (before the prompt future is first polled) must still cancel
+    /// it. [`Agent::prompt`] registers the turn itself when this was not called.
+    pub fn register_turn(&self, turn_id: u32) -> Cancel {
+        self.turns.borrow_mut().entry(turn_id).or_default().clone()
+    }
+
+    /// Forgets turn `turn_id`'s cancel once the turn ended (or will not run).
+    pub fn unregister_turn(&self, turn_id: u32) {
+        self.turns.borrow_mut().remove(&turn_id);
+    }
+
+    /// True once [`Agent::shutdown`] ran.
+    pub(super) fn is_stopped(&self) -> bool {
+        self.stop.is_cancelled()
     }
 
     /// Cancels a running turn (no-op when it already ended).

@@ -24,6 +24,7 @@ use crate::gateway::{
 use crate::Code;
 
 use super::protocol::{ModelProtocol, StreamDecoder};
+use super::secrets::Secrets;
 
 use crate::caps::cancel::{Cancel, Cancelled};
 use crate::caps::http::read_capped;
@@ -119,6 +120,23 @@ impl StepError {
         }
     }
 
+    /// The error with every secret of the request taken out of its texts (a provider that
+    /// echoes the key it was sent).
+    #[must_use]
+    pub fn scrubbed(mut self, secrets: &Secrets) -> Self {
+        match &mut self {
+            StepError::Http(error) => secrets.scrub_provider(error),
+            StepError::Response(ResponseFailure::Provider(error)) => secrets.scrub_stream(error),
+            // The host's own words about a connection, and what the decoder saw: no echo.
+            StepError::Cancelled
+            | StepError::Network(_)
+            | StepError::IdleTimeout { .. }
+            | StepError::Response(ResponseFailure::Finished(_) | ResponseFailure::Incomplete)
+            | StepError::Decode(_) => {}
+        }
+        self
+    }
+
     /// The HTTP status, for HTTP failures.
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -175,6 +193,8 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
     let mut renewed: Option<HttpRequest> = None;
     loop {
         let request = renewed.as_ref().unwrap_or(request);
+        // No error text repeats the credential the request carries.
+        let secrets = Secrets::of(request);
         let fail = |error| StepFailure {
             error,
             partial_text: String::new(),
@@ -250,7 +270,7 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
                             || matches!(error, StepError::Cancelled | StepError::Decode(_))
                         {
                             return Err(StepFailure {
-                                error,
+                                error: error.scrubbed(&secrets),
                                 partial_text,
                             });
                         }
@@ -259,6 +279,7 @@ pub async fn run_step<H: Host, P: ModelProtocol + ?Sized>(
                 }
             }
         };
+        let error = error.scrubbed(&secrets);
         if let (StepError::Http(http), Some(reauth), None) = (&error, reauth, &renewed) {
             if http.status() == Some(401) {
                 if let Some(token) = reauth.renew().await {

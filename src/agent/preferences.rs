@@ -154,10 +154,7 @@ impl<H: Host> Agent<H> {
         self.check_open()?;
         let parsed = crate::gateway::catalog::Effort::parse(effort)
             .ok_or_else(|| AgentError::InvalidEffort(effort.to_owned()))?;
-        let value = match parsed {
-            crate::gateway::catalog::Effort::Auto => "auto".to_owned(),
-            crate::gateway::catalog::Effort::Named(name) => name,
-        };
+        let value = parsed.as_str().to_owned();
         let mut session = self.take(id)?;
         let result = if session.state().preferences.effort == value {
             Ok(())

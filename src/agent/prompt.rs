@@ -3,6 +3,9 @@
 
 use serde::Deserialize;
 
+use crate::gateway::prompt::ImagePart;
+use crate::log::turn::Image;
+
 /// An ACP prompt content block, as js/agent.js normalizes it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -18,10 +21,11 @@ pub struct Resource {
     pub text: Option<String>,
 }
 
-/// An image the user sends with a turn. The log keeps it as an image of the user turn (with its
-/// bytes as a snapshot), the model gets it as an image part of the user message. Only builds
-/// with feature `bot` carry images (fx-core and fx-term take none: js/agent.js refuses image
-/// blocks).
+/// An image the user sends with a turn, before it is staged on the session
+/// ([`super::session::LiveSession::stage_images`]). The log keeps it as an image of the user
+/// turn (with its bytes as a snapshot), the model gets it as an image part of the user message.
+/// (The bots send them; `createFxAgent` and the terminal take none: js/agent.js refuses image
+/// blocks.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptImage {
     /// Where it came from (a file name): the log's `path`.
@@ -31,30 +35,34 @@ pub struct PromptImage {
     pub bytes: Vec<u8>,
 }
 
-/// The user's side of a turn.
+/// An image staged on the session a turn runs in: the log's record of it (its bytes wait in
+/// the log until the turn is written) and the part the model gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedImage {
+    pub logged: Image,
+    pub part: ImagePart,
+}
+
+/// The user's side of a turn: the text, and the images the front end staged on the session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Prompt {
     pub text: String,
-    #[cfg(feature = "bot")]
-    pub images: Vec<PromptImage>,
+    pub images: Vec<StagedImage>,
 }
 
 impl Prompt {
     /// A prompt of text alone.
     #[must_use]
-    // Without the `bot` feature the text is the only field, and the update is needless.
-    #[allow(clippy::needless_update)]
     pub fn text(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
-            ..Self::default()
+            images: Vec::new(),
         }
     }
 
     /// Nothing to send: no text but spaces, and no image.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        #[cfg(feature = "bot")]
         if !self.images.is_empty() {
             return false;
         }

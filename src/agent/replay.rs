@@ -10,7 +10,7 @@ use crate::log::execution::ToolCall as LoggedCall;
 use crate::log::turn::{HistoryTurn, TerminalReason};
 
 use super::session::LiveSession;
-use crate::caps::acp::{ToolCallContent, ToolKind, ToolStatus, Update};
+use crate::caps::acp::{RawOutput, ToolCallContent, ToolKind, ToolStatus, Update};
 
 /// One entry of a replayed session.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,10 +163,10 @@ pub fn history_updates(replayed: &[Replayed]) -> Vec<Update> {
                         status: ToolStatus::Failed,
                         content: Vec::new(),
                         // As the live turn's last update for it said.
-                        raw_output: Some(serde_json::json!({
-                            "exitCode": null,
-                            "cancelled": *reason == TerminalReason::Cancelled,
-                        })),
+                        raw_output: Some(RawOutput {
+                            exit_code: None,
+                            cancelled: *reason == TerminalReason::Cancelled,
+                        }),
                     });
                 }
                 let notice = match message {

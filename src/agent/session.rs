@@ -17,23 +17,17 @@ use crate::log::appender::{Environment, NewSession, TurnCommit};
 use crate::log::checkpoint::RecoveryCheckpoint;
 use crate::log::event::PreferencesChange;
 use crate::log::layout::Mark;
-#[cfg(feature = "bot")]
 use base64::Engine as _;
 
-#[cfg(feature = "bot")]
 use crate::gateway::prompt::ImagePart;
-#[cfg(feature = "bot")]
-use crate::log::turn::Image;
-use crate::log::turn::{HistoryTurn, InterruptedTurn, TerminalReason};
-#[cfg(feature = "bot")]
+use crate::log::turn::{HistoryTurn, Image, InterruptedTurn, TerminalReason};
 use crate::log::types::DurableBytes;
 use crate::log::types::Preferences;
 use crate::log::{LogError, SessionLog, SessionState};
 use crate::Code;
 
 use super::modes::Mode;
-#[cfg(feature = "bot")]
-use super::prompt::PromptImage;
+use super::prompt::{PromptImage, StagedImage};
 use crate::caps::{Host, HostEvent, StoreError};
 
 /// Why a session operation failed.
@@ -210,17 +204,16 @@ impl LiveSession {
         }
     }
 
-    /// Stages the images of a new user turn (feature `bot`): each gets the session's next image id and its
-    /// bytes a snapshot the log writes with the turn. Returns the turn's images and the parts
-    /// the model gets for them.
+    /// Stages the images of the next user turn (a front end does, before the turn's
+    /// [`super::Agent::run_plan`]): each gets the session's next image id, and its bytes a
+    /// snapshot the log writes with the turn. Returns them as the turn's [`Prompt`] takes them.
     ///
     /// # Errors
     /// [`SessionError::Log`] for an image the log cannot keep (over 16 MiB).
-    #[cfg(feature = "bot")]
     pub fn stage_images(
         &mut self,
         images: Vec<PromptImage>,
-    ) -> Result<(Vec<Image>, Vec<ImagePart>), SessionError> {
+    ) -> Result<Vec<StagedImage>, SessionError> {
         let mut next = self
             .state()
             .history
@@ -229,23 +222,23 @@ impl LiveSession {
             .map(|image| image.id)
             .max()
             .unwrap_or(0);
-        let mut logged = Vec::with_capacity(images.len());
-        let mut parts = Vec::with_capacity(images.len());
+        let mut staged = Vec::with_capacity(images.len());
         for image in images {
             next = next.saturating_add(1);
-            parts.push(ImagePart {
+            let part = ImagePart {
                 media_type: image.media_type.clone(),
                 data_base64: base64::engine::general_purpose::STANDARD.encode(&image.bytes),
-            });
+            };
             let snapshot = self.log.stage_image(next, image.bytes)?;
-            logged.push(Image {
+            let logged = Image {
                 id: next,
                 path: DurableBytes::from(image.name),
                 media_type: DurableBytes::from(image.media_type),
                 snapshot: Some(snapshot),
-            });
+            };
+            staged.push(StagedImage { logged, part });
         }
-        Ok((logged, parts))
+        Ok(staged)
     }
 
     /// Appends a committed turn with the session totals after it.

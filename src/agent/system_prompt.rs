@@ -38,9 +38,11 @@ unchanged.
 - Report what you ran and what it showed, including failures.
 ";
 
-/// The per-step runtime context: workspace facts, date, and how approvals work.
+/// The per-step runtime context: workspace facts, date, and how approvals work; without a
+/// workspace, the tools the request lists (`tools`, by name), or that there are none.
 pub fn runtime_context(
     workspace: Option<&WorkspaceInfo>,
+    tools: &[&str],
     now_ms: i64,
     asks_before_commands: bool,
 ) -> String {
@@ -61,9 +63,13 @@ comes back as a permission denial.\n",
                 text.push_str("approvals: commands run without asking; the workspace is a sandbox.\n");
             }
         }
-        None => text.push_str(
+        None if tools.is_empty() => text.push_str(
             "workspace: none. You have no tools in this session; answer from the conversation alone.\n",
         ),
+        None => text.push_str(&format!(
+            "workspace: none. Your tools in this session: {}.\n",
+            tools.join(", ")
+        )),
     }
     text.push_str("</fx-runtime-context>");
     text

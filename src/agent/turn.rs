@@ -22,9 +22,10 @@ use super::model::{run_step, Reauth, ResponseFailure, StepError, StepSink};
 use super::modes::Mode;
 use super::prompt::Prompt;
 use super::protocol::{ModelCall, ModelProtocol};
+use super::secrets::Secrets;
 use super::session::{LiveSession, SessionError};
 use super::system_prompt::runtime_context;
-use crate::caps::acp::{StopReason, Update};
+use crate::caps::acp::{StopReason, Update, Usage};
 use crate::caps::cancel::Cancel;
 use crate::caps::{Host, HostEvent, HttpRequest};
 
@@ -35,12 +36,20 @@ pub const DEFAULT_STEP_LIMIT: u32 = 64;
 /// ACP tool-call updates carry at most this much of a command's output.
 const UPDATE_PREVIEW_BYTES: usize = 4096;
 
-/// What a turn needs besides the session and its tools.
-pub struct TurnSettings<'a, P: ModelProtocol> {
+/// What a front end hands the agent for one turn (the terminal's and the page's plan is built
+/// from the agent's config, the bots' from a bot and its provider): the model's wire protocol
+/// and credential, the tools, the system prompt and the limits. The session and the prompt are
+/// the turn's own.
+pub struct TurnPlan<'a, P: ModelProtocol, T: ToolSet> {
     /// The model's wire protocol (the agent's: [`super::protocol::AiGateway`]).
     pub protocol: &'a P,
+    /// What the model may call (the terminal's [`crate::tools::terminal::TerminalTools`], the
+    /// bot tools); the runtime context tells the model whether it has any.
+    pub tools: &'a T,
     /// The stable system prompt ([`super::system_prompt::SYSTEM_PROMPT`] unless overridden).
     pub system_prompt: &'a str,
+    /// The bearer the request carries. The turn keeps it, and every credential the request
+    /// carries, out of the errors it records and reports.
     pub token: Option<&'a str>,
     pub team: Option<&'a str>,
     /// Renews the credential after a 401 (a device login), once per step.
@@ -88,17 +97,9 @@ pub struct TurnEnd {
     pub stop_reason: StopReason,
     /// Set when saving met a newer stored log and the session continued as a fork of this id.
     pub forked_from: Option<String>,
-    /// What its steps reported.
-    pub usage: TurnUsage,
-}
-
-/// The tokens of one turn: the sums of its steps' reported usage (a step that reported none
-/// adds nothing).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnUsage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    /// What its steps reported: the sum of their usage (a step that reported none adds
+    /// nothing).
+    pub usage: Usage,
 }
 
 struct TextSink<'a, H: Host> {
@@ -125,7 +126,7 @@ struct Turn<'a, H: Host, T: ToolSet, P: ModelProtocol> {
     host: &'a H,
     tools: &'a T,
     cancel: &'a Cancel,
-    settings: &'a TurnSettings<'a, P>,
+    plan: &'a TurnPlan<'a, P, T>,
     turn_id: u32,
     user: UserTurn,
     /// The user's message as the model gets it (text, then images).
@@ -134,40 +135,34 @@ struct Turn<'a, H: Host, T: ToolSet, P: ModelProtocol> {
     suffix: Vec<Message>,
     input_tokens: u64,
     output_tokens: u64,
-    usage: TurnUsage,
+    usage: Usage,
     forked_from: Option<String>,
 }
 
-/// Runs one turn to its end, offering the model `tools`.
+/// Runs one turn of `plan` to its end. The agent's own entry is [`super::Agent::run_plan`].
 ///
 /// # Errors
 /// A [`TurnError`] when the model request failed for good or the session could not be saved;
-/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it. An
-/// image the log cannot keep fails the turn before anything is sent.
-pub async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
+/// the turn is still recorded (as interrupted, reason `failed`) when the log allows it.
+pub(super) async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
     host: &H,
-    tools: &T,
     cancel: &Cancel,
     session: &mut LiveSession,
-    settings: &TurnSettings<'_, P>,
+    plan: &TurnPlan<'_, P, T>,
     turn_id: u32,
     prompt: Prompt,
 ) -> Result<TurnEnd, TurnError> {
-    #[cfg_attr(not(feature = "bot"), allow(unused_mut))]
     let mut parts = vec![UserPart::Text(prompt.text.clone())];
-    #[cfg(feature = "bot")]
-    let images = {
-        let (images, image_parts) = session.stage_images(prompt.images)?;
-        parts.extend(image_parts.into_iter().map(UserPart::Image));
-        images
-    };
-    #[cfg(not(feature = "bot"))]
-    let images = Vec::new();
+    let mut images = Vec::with_capacity(prompt.images.len());
+    for staged in prompt.images {
+        images.push(staged.logged);
+        parts.push(UserPart::Image(staged.part));
+    }
     let mut turn = Turn {
         host,
-        tools,
+        tools: plan.tools,
         cancel,
-        settings,
+        plan,
         turn_id,
         user: UserTurn {
             text: DurableBytes::from(prompt.text),
@@ -179,7 +174,7 @@ pub async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
         suffix: Vec::new(),
         input_tokens: session.state().total_input_tokens,
         output_tokens: session.state().total_output_tokens,
-        usage: TurnUsage::default(),
+        usage: Usage::default(),
         forked_from: None,
     };
     let outcome = turn.steps(session).await;
@@ -276,31 +271,32 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
         session: &LiveSession,
         tools: &[ToolDefinition],
     ) -> Result<HttpRequest, RequestError> {
+        let tool_names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         let state = session.state();
         let asks = self
-            .settings
+            .plan
             .workspace
             .is_some_and(|w| w.permission == Permission::Prompt)
             && session.mode == Mode::Ask;
-        let mut messages = vec![Message::system(self.settings.system_prompt)];
+        let mut messages = vec![Message::system(self.plan.system_prompt)];
         messages.push(Message::System {
-            content: runtime_context(self.settings.workspace, self.host.now_ms(), asks),
+            content: runtime_context(self.plan.workspace, &tool_names, self.host.now_ms(), asks),
             no_cache: true,
         });
-        messages.extend(history_messages(state, &self.settings.policy));
+        messages.extend(history_messages(state, &self.plan.policy));
         messages.push(self.user_message.clone());
         messages.extend(self.suffix.iter().cloned());
-        self.settings.protocol.build(&ModelCall {
+        self.plan.protocol.build(&ModelCall {
             model: &state.preferences.model,
             messages: &messages,
             tools,
             tool_choice: ToolChoice::Auto,
             session_id: Some(&state.id),
-            token: self.settings.token,
-            team: self.settings.team,
+            token: self.plan.token,
+            team: self.plan.team,
             effort: Effort::parse(&state.preferences.effort).unwrap_or(Effort::Auto),
             fast: state.preferences.fast_mode,
-            model_info: self.settings.model_info,
+            model_info: self.plan.model_info,
         })
     }
 
@@ -309,7 +305,7 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
         session: &mut LiveSession,
     ) -> Result<(HistoryTurn, StopReason), Ended> {
         let tools = self.tools.definitions();
-        for _ in 0..self.settings.step_limit.max(1) {
+        for _ in 0..self.plan.step_limit.max(1) {
             if self.cancel.is_cancelled() {
                 return Err(Ended::cancelled(String::new(), None));
             }
@@ -322,11 +318,11 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
             };
             let completion = match run_step(
                 self.host,
-                self.settings.protocol,
+                self.plan.protocol,
                 self.cancel,
                 &request,
-                self.settings.reauth,
-                self.settings.model_idle_timeout_ms,
+                self.plan.reauth,
+                self.plan.model_idle_timeout_ms,
                 &mut sink,
             )
             .await
@@ -346,7 +342,7 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
                 }
                 Disposition::Completed => self.run_tools(session, &completion).await?,
                 Disposition::LengthLimited => {
-                    return Ok((self.assistant(completion.text), StopReason::MaxOutputTokens));
+                    return Ok((self.assistant(completion.text), StopReason::MaxTokens));
                 }
                 Disposition::ProviderFailure
                     if completion
@@ -354,45 +350,38 @@ impl<H: Host, T: ToolSet, P: ModelProtocol> Turn<'_, H, T, P> {
                         .as_ref()
                         .is_some_and(|f| f.reason == FinishReason::ContentFilter) =>
                 {
-                    return Ok((self.assistant(completion.text), StopReason::Refused));
+                    return Ok((self.assistant(completion.text), StopReason::Refusal));
                 }
                 Disposition::ProviderFailure
                 | Disposition::Interrupted
                 | Disposition::InvalidCompletion => {
-                    let failure = ResponseFailure::of(&completion);
-                    return Err(Ended::failed(
-                        completion.text,
-                        TurnError::Step(StepError::Response(failure)),
-                    ));
+                    let failure = StepError::Response(ResponseFailure::of(&completion));
+                    let failure = failure.scrubbed(&Secrets::of(&request));
+                    return Err(Ended::failed(completion.text, TurnError::Step(failure)));
                 }
             }
         }
         let notice = "I stopped after reaching the step limit for one turn. Send a follow-up to let me continue.";
         self.update(Update::agent_text(notice));
-        Ok((self.assistant(notice.to_owned()), StopReason::MaxModelTurns))
+        Ok((
+            self.assistant(notice.to_owned()),
+            StopReason::MaxTurnRequests,
+        ))
     }
 
     fn count_usage(&mut self, completion: &Completion) {
-        let usage = completion
+        let counts = completion
             .finish
             .as_ref()
             .map(|f| &f.usage)
             .unwrap_or(&completion.usage);
-        let (input, output) = (
-            usage.input_tokens.unwrap_or(0),
-            usage.output_tokens.unwrap_or(0),
-        );
-        self.input_tokens = self.input_tokens.saturating_add(input);
-        self.output_tokens = self.output_tokens.saturating_add(output);
-        if usage.input_tokens.is_some() || usage.output_tokens.is_some() {
-            self.usage.input_tokens = self.usage.input_tokens.saturating_add(input);
-            self.usage.output_tokens = self.usage.output_tokens.saturating_add(output);
-            self.host.event(HostEvent::Usage {
-                turn: self.turn_id,
-                input_tokens: input,
-                output_tokens: output,
-            });
-        }
+        let Some(usage) = counts.usage() else {
+            return;
+        };
+        self.input_tokens = self.input_tokens.saturating_add(usage.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(usage.output_tokens);
+        self.usage = self.usage.plus(usage);
+        self.host.event(HostEvent::usage(self.turn_id, usage));
     }
 
     fn assistant(&mut self, text: String) -> HistoryTurn {

@@ -17,6 +17,7 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local};
 use crate::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use crate::bot::args::Arg;
 use crate::bot::cursor::Cursor;
+use crate::bot::engine::chat::Outgoing;
 use crate::bot::engine::{default_library_url, EngineConfig, Fxbot};
 use crate::bot::ids::{BotId, LibraryId, ProviderId};
 use crate::bot::FxbotError;
@@ -71,6 +72,29 @@ fn json(value: &JsValue) -> Result<Value, FxbotError> {
 
 fn done<T: Serialize>(result: Result<T, FxbotError>) -> Result<JsValue, JsValue> {
     result.map(|v| to_js(&v)).map_err(|e| fxbot_error(&e))
+}
+
+/// One row of the code table as js/fxbot/ takes it.
+#[derive(Serialize)]
+struct CodeRow {
+    code: &'static str,
+    status: u16,
+}
+
+/// The bots rows of the one code table (`FXBOT_*` with their statuses): scripts/build.mjs
+/// writes them into the package as `fxbot/codes.js`, which js/fxbot/ reads them from.
+#[wasm_bindgen(js_name = fxbotCodes)]
+pub fn fxbot_codes() -> JsValue {
+    let rows: Vec<CodeRow> = crate::Code::ALL
+        .iter()
+        .filter_map(|code| {
+            code.status().map(|status| CodeRow {
+                code: code.as_str(),
+                status,
+            })
+        })
+        .collect();
+    to_js(&rows)
 }
 
 /// The bots engine.
@@ -278,7 +302,8 @@ impl FxbotCore {
             let sent = async {
                 engine.check_open()?;
                 let bot = bot_id(&bot)?;
-                engine.send(bot.as_str(), &json(&message)?).await
+                let message = Outgoing::from_json(&json(&message)?)?;
+                engine.send(bot.as_str(), message).await
             };
             let (sent, pending) = sent.await.map_err(|e| fxbot_error(&e))?;
             if let Some(pending) = pending {

@@ -1,10 +1,14 @@
-//! [`FxbotError`]: every failure of a `createFxbot` call, with an HTTP-like `status` (400, 404,
-//! 409, 500, 502) and a stable [`Code`] (fxbot DESIGN §3.4). Each leaf keeps its own typed error
-//! (ids, fields, messages, cursors, documents), and this module is the one place they become a
-//! status and a code, by exhaustive matches.
+//! [`FxbotError`]: every failure of a `createFxbot` call, with a stable `FXBOT_*` [`Code`] of the
+//! one code table and its HTTP-like status (400, 404, 409, 500, 502; fxbot DESIGN §3.4). Each
+//! leaf keeps its own typed error (ids, fields, messages, cursors, documents, the agent's), and
+//! this module is the one place they become a code, by exhaustive matches.
 
+use crate::agent::model::StepError;
 use crate::agent::session::SessionError;
+use crate::agent::turn::TurnError;
+use crate::agent::AgentError;
 use crate::caps::StoreError;
+use crate::Code;
 
 use super::cursor::CursorError;
 use super::docs::bot::UpdateError;
@@ -14,76 +18,6 @@ use super::ids::IdError;
 use super::library::LibraryError;
 use super::stream::LineError;
 use super::upload::MessageError;
-
-/// The stable codes of the bots layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Code {
-    /// 400: an argument breaks a rule.
-    BadRequest,
-    /// 404: an unknown bot, provider, memory or library item.
-    NotFound,
-    /// 409: a turn of another message is running for this bot.
-    Busy,
-    /// 409: the store kept changing under a read-modify-write (retries exhausted).
-    Conflict,
-    /// 409: the object was closed.
-    Closed,
-    /// 409: what a store adapter throws for a stale `expectedRevision`. The engine retries on
-    /// it and never passes it on; it is listed so the adapters and the engine agree on it.
-    StoreRevisionConflict,
-    /// 500: a store adapter failed, or a stored document is damaged.
-    StoreFailed,
-    /// 500: a fault of fxbot itself.
-    Internal,
-    /// 502: a provider (or a server behind one) failed.
-    ProviderFailed,
-}
-
-impl Code {
-    /// Every code, in this order in the docs.
-    pub const ALL: [Code; 9] = [
-        Code::BadRequest,
-        Code::NotFound,
-        Code::Busy,
-        Code::Conflict,
-        Code::Closed,
-        Code::StoreRevisionConflict,
-        Code::StoreFailed,
-        Code::Internal,
-        Code::ProviderFailed,
-    ];
-
-    /// The `code` property of the JS error.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::BadRequest => "FXBOT_BAD_REQUEST",
-            Code::NotFound => "FXBOT_NOT_FOUND",
-            Code::Busy => "FXBOT_BUSY",
-            Code::Conflict => "FXBOT_CONFLICT",
-            Code::Closed => "FXBOT_CLOSED",
-            Code::StoreRevisionConflict => "FXBOT_STORE_REVISION_CONFLICT",
-            Code::StoreFailed => "FXBOT_STORE_FAILED",
-            Code::Internal => "FXBOT_INTERNAL",
-            Code::ProviderFailed => "FXBOT_PROVIDER_FAILED",
-        }
-    }
-
-    /// The `status` property of the JS error.
-    pub fn status(self) -> u16 {
-        match self {
-            Code::BadRequest => 400,
-            Code::NotFound => 404,
-            Code::Busy | Code::Conflict | Code::Closed | Code::StoreRevisionConflict => 409,
-            Code::StoreFailed | Code::Internal => 500,
-            Code::ProviderFailed => 502,
-        }
-    }
-
-    /// The code named `text`.
-    pub fn parse(text: &str) -> Option<Code> {
-        Code::ALL.into_iter().find(|c| c.as_str() == text)
-    }
-}
 
 /// What a 404 names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,8 +72,9 @@ pub enum FxbotError {
     NoModel,
     #[error("there is no {} {id}", what.as_str())]
     NotFound { what: Entity, id: String },
-    #[error("a turn for message {running} is still running for this bot; wait for it or stop it")]
-    Busy { running: String },
+    /// A turn runs for this bot (of message `running`, when known).
+    #[error("{}", busy_text(.running.as_deref()))]
+    Busy { running: Option<String> },
     #[error("{key} kept changing in the store while it was being updated ({attempts} attempts); try again")]
     Conflict { key: String, attempts: u32 },
     #[error("this fxbot was closed")]
@@ -158,6 +93,57 @@ pub enum FxbotError {
     ProviderFailed { message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// A turn (or the chat's session) failed in the agent: its `FX_*` code is the
+    /// [`FxbotError::cause`].
+    #[error("{0}")]
+    Agent(AgentError),
+}
+
+fn busy_text(running: Option<&str>) -> String {
+    match running {
+        Some(message) => format!(
+            "a turn for message {message} is still running for this bot; wait for it or stop it"
+        ),
+        None => "a turn is running for this bot; wait for it or stop it".to_owned(),
+    }
+}
+
+/// The bots code of an agent failure: its store is the bots' store (500), the model behind it
+/// the bot's provider (502).
+fn agent_code(error: &AgentError) -> Code {
+    let session = |error: &SessionError| match error {
+        SessionError::Store(_)
+        | SessionError::NotFound(_)
+        | SessionError::Unreadable { .. }
+        | SessionError::Misfiled { .. } => Code::BotStoreFailed,
+        SessionError::Log(_) => Code::BotInternal,
+    };
+    match error {
+        AgentError::Session(error) => session(error),
+        AgentError::Turn(TurnError::Session(error)) => session(error),
+        AgentError::Turn(TurnError::Step(StepError::Cancelled)) => Code::BotInternal,
+        AgentError::Turn(TurnError::Step(
+            StepError::Http(_)
+            | StepError::Network(_)
+            | StepError::IdleTimeout { .. }
+            | StepError::Response(_)
+            | StepError::Decode(_),
+        )) => Code::BotProviderFailed,
+        AgentError::Turn(TurnError::Request(_)) => Code::BotProviderFailed,
+        AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } | AgentError::EmptyPrompt => {
+            Code::BotBadRequest
+        }
+        AgentError::NoCredential => Code::BotProviderFailed,
+        AgentError::Busy(_) => Code::BotBusy,
+        AgentError::Closed => Code::BotClosed,
+        AgentError::Endpoint(_)
+        | AgentError::Workspace(_)
+        | AgentError::NoSession(_)
+        | AgentError::InvalidMode(_)
+        | AgentError::ModeUnavailable { .. }
+        | AgentError::InvalidConfigOption(_)
+        | AgentError::InvalidEffort(_) => Code::BotInternal,
+    }
 }
 
 /// `store.commit(bot/…) failed: …`, `sessionStore.load(<id>) failed: …`.
@@ -187,16 +173,25 @@ impl FxbotError {
             | FxbotError::Library(_)
             | FxbotError::Invalid { .. }
             | FxbotError::NoProvider
-            | FxbotError::NoModel => Code::BadRequest,
-            FxbotError::NotFound { .. } => Code::NotFound,
-            FxbotError::Busy { .. } => Code::Busy,
-            FxbotError::Conflict { .. } => Code::Conflict,
-            FxbotError::Closed => Code::Closed,
+            | FxbotError::NoModel => Code::BotBadRequest,
+            FxbotError::NotFound { .. } => Code::BotNotFound,
+            FxbotError::Busy { .. } => Code::BotBusy,
+            FxbotError::Conflict { .. } => Code::BotConflict,
+            FxbotError::Closed => Code::BotClosed,
             FxbotError::Doc(_) | FxbotError::Store { .. } | FxbotError::Session(_) => {
-                Code::StoreFailed
+                Code::BotStoreFailed
             }
-            FxbotError::ProviderFailed { .. } => Code::ProviderFailed,
-            FxbotError::Internal { .. } => Code::Internal,
+            FxbotError::ProviderFailed { .. } => Code::BotProviderFailed,
+            FxbotError::Internal { .. } => Code::BotInternal,
+            FxbotError::Agent(error) => agent_code(error),
+        }
+    }
+
+    /// The agent's `FX_*` code underneath, for a failure in the agent.
+    pub fn cause(&self) -> Option<Code> {
+        match self {
+            FxbotError::Agent(error) => Some(error.code()),
+            _ => None,
         }
     }
 
@@ -211,9 +206,9 @@ impl FxbotError {
         }
     }
 
-    /// The status (400, 404, 409, 500 or 502).
+    /// The status (400, 404, 409, 500 or 502): the code's.
     pub fn status(&self) -> u16 {
-        self.code().status()
+        self.code().status().unwrap_or(500)
     }
 
     /// The error as a `turn_end` carries it.
@@ -221,6 +216,7 @@ impl FxbotError {
         LineError {
             status: self.status(),
             code: self.code().as_str().to_owned(),
+            cause: self.cause().map(|c| c.as_str().to_owned()),
             message: self.to_string(),
         }
     }
@@ -245,6 +241,7 @@ from_leaf!(
     CursorError => Cursor,
     LibraryError => Library,
     DocError => Doc,
+    AgentError => Agent,
 );
 
 #[cfg(test)]
@@ -254,8 +251,13 @@ mod tests {
     use crate::caps::{Failure, Store};
 
     #[test]
-    fn the_code_list() {
-        let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    fn the_bots_rows_of_the_code_table() {
+        let bots: Vec<Code> = Code::ALL
+            .iter()
+            .copied()
+            .filter(|c| c.as_str().starts_with("FXBOT_"))
+            .collect();
+        let names: Vec<&str> = bots.iter().map(|c| c.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -270,12 +272,26 @@ mod tests {
                 "FXBOT_PROVIDER_FAILED",
             ]
         );
-        let statuses: Vec<u16> = Code::ALL.iter().map(|c| c.status()).collect();
-        assert_eq!(statuses, [400, 404, 409, 409, 409, 409, 500, 500, 502]);
+        let statuses: Vec<Option<u16>> = bots.iter().map(|c| c.status()).collect();
+        let s = Some;
+        assert_eq!(
+            statuses,
+            [
+                s(400),
+                s(404),
+                s(409),
+                s(409),
+                s(409),
+                s(409),
+                s(500),
+                s(500),
+                s(502)
+            ]
+        );
+        // Every FXBOT_* code has a status, no FX_* code has one.
         for code in Code::ALL {
-            assert_eq!(Code::parse(code.as_str()), Some(code));
+            assert_eq!(code.status().is_some(), code.as_str().starts_with("FXBOT_"));
         }
-        assert_eq!(Code::parse("FX_SESSION_INVALID"), None);
     }
 
     #[test]
@@ -291,7 +307,8 @@ mod tests {
             (FxbotError::NoModel, 400, "this bot has no model, and its provider has no default model; set one with bots.update(botId, { model })"),
             (FxbotError::NotFound { what: Entity::Bot, id: "0123456789ab".into() }, 404, "there is no bot 0123456789ab"),
             (FxbotError::NotFound { what: Entity::LibraryItem, id: "0123456789ab".into() }, 404, "there is no library item 0123456789ab"),
-            (FxbotError::Busy { running: "m1".into() }, 409, "a turn for message m1 is still running for this bot; wait for it or stop it"),
+            (FxbotError::Busy { running: Some("m1".into()) }, 409, "a turn for message m1 is still running for this bot; wait for it or stop it"),
+            (FxbotError::Busy { running: None }, 409, "a turn is running for this bot; wait for it or stop it"),
             (FxbotError::Conflict { key: "bot/0123456789ab".into(), attempts: 5 }, 409, "bot/0123456789ab kept changing in the store while it was being updated (5 attempts); try again"),
             (FxbotError::Closed, 409, "this fxbot was closed"),
             (DocError::Damaged { key: "bot/x".into(), detail: "eof".into() }.into(), 500, "the stored document bot/x is damaged: eof"),
@@ -304,10 +321,17 @@ mod tests {
             assert_eq!(error.status(), status, "{error:?}");
             assert_eq!(error.to_string(), message);
         }
-        let line = FxbotError::Busy {
-            running: "m1".into(),
-        }
-        .to_line_error();
+        let line = FxbotError::Busy { running: None }.to_line_error();
         assert_eq!((line.status, line.code.as_str()), (409, "FXBOT_BUSY"));
+        // A session-store failure in a turn is the store's (500), with the agent's code beside.
+        let store = StoreError::failed(Store::Session, "commit", Failure::Threw, "quota".into());
+        let error = FxbotError::from(AgentError::Turn(TurnError::Session(SessionError::Store(
+            store,
+        ))));
+        let line = error.to_line_error();
+        assert_eq!(
+            (line.status, line.code.as_str(), line.cause.as_deref()),
+            (500, "FXBOT_STORE_FAILED", Some("FX_SESSION_STORE_FAILED"))
+        );
     }
 }

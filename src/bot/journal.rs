@@ -15,7 +15,7 @@ use crate::caps::acp::{ToolStatus, Update};
 use super::cursor::{Cursor, MAX_K};
 use super::replay::tool_title;
 use super::stream::{
-    CallStatus, LineError, ResultStatus, StopReason, StreamLine, TextLine, ToolCallLine,
+    CallStatus, Ending, LineError, ResultStatus, StreamLine, TextLine, ToolCallLine,
     ToolResultLine, TurnEnd, TurnStart, Usage,
 };
 
@@ -265,10 +265,11 @@ impl Journal {
     /// second call changes nothing and returns the first `turn_end`.
     pub fn end(
         &mut self,
-        stop_reason: StopReason,
+        stop_reason: impl Into<Ending>,
         usage: Usage,
         error: Option<LineError>,
     ) -> StreamLine {
+        let stop_reason = stop_reason.into();
         if !self.ended {
             self.lines.push(StreamLine::TurnEnd(TurnEnd {
                 cursor: Cursor::new(self.turn, self.max_k).unwrap_or_default(),

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::bot::stream::StopReason;
 use crate::caps::acp::{ToolCallContent, ToolKind};
 
 pub(super) fn start(turn: u32) -> TurnStart {
@@ -145,11 +146,12 @@ fn failures_and_calls_without_a_tool_call_update() {
     assert_eq!(value[3]["toolCallId"], "zz");
     assert_eq!(value[3]["output"], "no");
     let error = LineError {
+        cause: None,
         status: 502,
         code: "FX_GATEWAY_HTTP_ERROR".into(),
         message: "the gateway answered 500".into(),
     };
-    let end = journal.end(StopReason::Error, Usage::default(), Some(error.clone()));
+    let end = journal.end(Ending::Error, Usage::default(), Some(error.clone()));
     let StreamLine::TurnEnd(end) = end else {
         panic!("turn_end")
     };

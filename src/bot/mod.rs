@@ -10,7 +10,7 @@
 //! - [`fields`]: a bot's [`fields::Fields`], the Shape and Color tables, the limits, patches and
 //!   the pinned rule.
 //! - [`upload`]: the `chat.send` message check: text, files, image sniffing, size limits.
-//! - [`error`]: [`error::FxbotError`] with its status and [`error::Code`].
+//! - [`error`]: [`error::FxbotError`] with its `FXBOT_*` code (a row of [`crate::Code`]) and status.
 //! - [`cursor`], [`stream`]: stream cursors and [`stream::StreamLine`].
 //! - [`replay`]: the lines of committed turns, derived from the session log.
 //! - [`journal`]: the live journal of a running turn.
@@ -45,4 +45,4 @@ pub mod stream;
 pub mod tools;
 pub mod upload;
 
-pub use error::{Code, FxbotError};
+pub use error::FxbotError;

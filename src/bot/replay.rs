@@ -18,8 +18,8 @@ use crate::log::LogError;
 
 use super::cursor::{Cursor, MAX_K};
 use super::stream::{
-    CallStatus, LineError, ResultStatus, SavedFile, StopReason, StreamLine, TextLine, ToolCallLine,
-    ToolResultLine, TurnEnd, TurnStart, Usage,
+    CallStatus, Ending, LineError, ResultStatus, SavedFile, StopReason, StreamLine, TextLine,
+    ToolCallLine, ToolResultLine, TurnEnd, TurnStart, Usage,
 };
 use crate::agent::time::rfc3339_ms;
 
@@ -42,7 +42,7 @@ pub struct TurnMeta {
     pub usage: Option<Usage>,
     /// How the turn ended, as the running process saw it (the log keeps only
     /// completed/cancelled/failed).
-    pub stop_reason: Option<StopReason>,
+    pub stop_reason: Option<Ending>,
     pub error: Option<LineError>,
 }
 
@@ -349,9 +349,9 @@ impl TurnLines<'_> {
                 &t.steps,
                 t.assistant.as_ref(),
                 Some(if t.reason == "cancelled" {
-                    StopReason::Cancelled
+                    Ending::Stopped(StopReason::Cancelled)
                 } else {
-                    StopReason::Error
+                    Ending::Error
                 }),
                 t.tool_call.as_ref(),
             ),
@@ -382,10 +382,15 @@ impl TurnLines<'_> {
         // The log is the authority on whether the turn completed; the saved stop reason says
         // how (length limit, refusal, step limit), which the log does not keep.
         let stop_reason = match (logged_reason, meta.stop_reason) {
-            (None, Some(saved)) if !matches!(saved, StopReason::Cancelled | StopReason::Error) => {
+            (None, Some(saved))
+                if !matches!(
+                    saved,
+                    Ending::Stopped(StopReason::Cancelled) | Ending::Error
+                ) =>
+            {
                 saved
             }
-            (None, _) => StopReason::EndTurn,
+            (None, _) => Ending::Stopped(StopReason::EndTurn),
             (Some(logged), _) => logged,
         };
         let usage = meta
@@ -393,7 +398,7 @@ impl TurnLines<'_> {
             .or_else(|| stamp.and_then(|s| s.usage))
             .unwrap_or_default();
         let error = match stop_reason {
-            StopReason::Error => meta.error.clone(),
+            Ending::Error => meta.error.clone(),
             _ => None,
         };
         let cursor = self.end_cursor();

@@ -130,59 +130,60 @@ pub struct ToolResultLine {
     pub truncated: bool,
 }
 
-/// Why a turn ended (ACP's stop reasons, plus `error`).
+pub use crate::caps::acp::{StopReason, Usage};
+
+/// How a turn ended (`turn_end.stopReason`): the agent's [`StopReason`] (ACP's names), or
+/// `error` for a turn that failed (its `error` says why).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    EndTurn,
-    /// The model hit its output limit (ACP `max_tokens`; fx's `max_output_tokens`).
-    MaxTokens,
-    /// The step limit of one turn (fx's `max_model_turns`).
-    MaxTurnRequests,
-    Refusal,
-    Cancelled,
+#[serde(try_from = "String", into = "&'static str")]
+pub enum Ending {
+    Stopped(StopReason),
     Error,
 }
 
-impl StopReason {
+impl Ending {
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {
-            StopReason::EndTurn => "end_turn",
-            StopReason::MaxTokens => "max_tokens",
-            StopReason::MaxTurnRequests => "max_turn_requests",
-            StopReason::Refusal => "refusal",
-            StopReason::Cancelled => "cancelled",
-            StopReason::Error => "error",
-        }
-    }
-
-    /// The stop reason of an agent turn that ended without an error.
-    pub fn from_agent(reason: crate::caps::acp::StopReason) -> Self {
-        use crate::caps::acp::StopReason as Agent;
-        match reason {
-            Agent::EndTurn => StopReason::EndTurn,
-            Agent::MaxOutputTokens => StopReason::MaxTokens,
-            Agent::MaxModelTurns => StopReason::MaxTurnRequests,
-            Agent::Refused => StopReason::Refusal,
-            Agent::Cancelled => StopReason::Cancelled,
+            Ending::Stopped(reason) => reason.as_str(),
+            Ending::Error => "error",
         }
     }
 }
 
-/// Tokens a turn used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+impl From<StopReason> for Ending {
+    fn from(reason: StopReason) -> Self {
+        Ending::Stopped(reason)
+    }
 }
 
-/// The error a failed turn ended with.
+impl From<Ending> for &'static str {
+    fn from(ending: Ending) -> Self {
+        ending.as_str()
+    }
+}
+
+impl TryFrom<String> for Ending {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        use StopReason::*;
+        [EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled]
+            .into_iter()
+            .map(Ending::Stopped)
+            .chain([Ending::Error])
+            .find(|e| e.as_str() == text)
+            .ok_or_else(|| format!("unknown stop reason {text:?}"))
+    }
+}
+
+/// The error a failed turn ended with: its `FXBOT_*` code and status, and the `FX_*` code of
+/// the agent's failure underneath (`cause`), when the turn failed in the agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineError {
     pub status: u16,
     pub code: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
     pub message: String,
 }
 
@@ -192,7 +193,7 @@ pub struct LineError {
 pub struct TurnEnd {
     pub cursor: Cursor,
     pub turn: u32,
-    pub stop_reason: StopReason,
+    pub stop_reason: Ending,
     pub usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<LineError>,
@@ -219,7 +220,7 @@ pub struct ChatEnd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn at(turn: u32, k: u32) -> Cursor {
         Cursor::new(turn, k).unwrap()
@@ -273,7 +274,7 @@ mod tests {
             StreamLine::TurnEnd(TurnEnd {
                 cursor: at(1, 6),
                 turn: 1,
-                stop_reason: StopReason::Error,
+                stop_reason: Ending::Error,
                 usage: Usage {
                     input_tokens: 10,
                     output_tokens: 2,
@@ -281,6 +282,7 @@ mod tests {
                 error: Some(LineError {
                     status: 502,
                     code: "FXBOT_PROVIDER_FAILED".into(),
+                    cause: Some("FX_GATEWAY_HTTP_ERROR".into()),
                     message: "boom".into(),
                 }),
             }),
@@ -299,7 +301,7 @@ mod tests {
                 {"type":"reasoning","cursor":2097155,"turn":1,"text":"hmm"},
                 {"type":"tool_call","cursor":2097156,"turn":1,"toolCallId":"c1","name":"library_read","title":"library_read","arguments":{"id":"0123456789ab"},"status":"in_progress"},
                 {"type":"tool_result","cursor":2097157,"turn":1,"toolCallId":"c1","status":"completed","output":"x","truncated":false},
-                {"type":"turn_end","cursor":2097158,"turn":1,"stopReason":"error","usage":{"inputTokens":10,"outputTokens":2},"error":{"status":502,"code":"FXBOT_PROVIDER_FAILED","message":"boom"}},
+                {"type":"turn_end","cursor":2097158,"turn":1,"stopReason":"error","usage":{"inputTokens":10,"outputTokens":2},"error":{"status":502,"code":"FXBOT_PROVIDER_FAILED","cause":"FX_GATEWAY_HTTP_ERROR","message":"boom"}},
                 {"type":"chat_end","cursor":4194304,"reason":"handoff","nextSessionId":"s2"}
             ])
         );
@@ -322,31 +324,33 @@ mod tests {
     }
 
     #[test]
-    fn stop_reasons_from_the_agent() {
-        use crate::caps::acp::StopReason as Agent;
-        let mapped: Vec<&str> = [
-            Agent::EndTurn,
-            Agent::MaxOutputTokens,
-            Agent::MaxModelTurns,
-            Agent::Refused,
-            Agent::Cancelled,
+    fn endings_are_the_agents_stop_reasons_and_error() {
+        let names: Vec<Value> = [
+            Ending::Stopped(StopReason::EndTurn),
+            Ending::Stopped(StopReason::MaxTokens),
+            Ending::Stopped(StopReason::MaxTurnRequests),
+            Ending::Stopped(StopReason::Refusal),
+            Ending::Stopped(StopReason::Cancelled),
+            Ending::Error,
         ]
         .into_iter()
-        .map(|r| StopReason::from_agent(r).as_str())
+        .map(|e| {
+            let value = serde_json::to_value(e).unwrap();
+            assert_eq!(serde_json::from_value::<Ending>(value.clone()).unwrap(), e);
+            value
+        })
         .collect();
         assert_eq!(
-            mapped,
+            names,
             [
                 "end_turn",
                 "max_tokens",
                 "max_turn_requests",
                 "refusal",
-                "cancelled"
+                "cancelled",
+                "error"
             ]
         );
-        assert_eq!(
-            serde_json::to_value(StopReason::MaxTurnRequests).unwrap(),
-            json!("max_turn_requests")
-        );
+        assert!(serde_json::from_value::<Ending>(json!("max_output_tokens")).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! The tools every bot gets in part 1 (fxbot DESIGN §4.5), a [`ToolSet`] bound to the bot whose
 //! chat runs them: `chat_history` (this chat's earlier messages, newest first or ranked by a
-//! query's words), `library_list` and `library_read` (the bot's files).
+//! query's words), `library_list` and `library_read` (the bot's files). A call's arguments are
+//! decoded once, into a [`BotCall`], when the model makes it.
 
 use serde_json::{json, Value};
 
@@ -8,8 +9,7 @@ use crate::caps::acp::ToolKind;
 use crate::caps::{Cancel, DocStore, SessionStore};
 use crate::gateway::ToolDefinition;
 use crate::log::view::TurnView;
-use crate::tools::set::{Prepared, PreparedCall, ToolSet};
-use crate::tools::terminal::{Status, ToolRecord};
+use crate::tools::set::{Prepared, PreparedCall, Status, ToolOutcome, ToolSet};
 
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
@@ -35,66 +35,181 @@ pub struct BotTools<'a, S: SessionStore, D: DocStore> {
     pub session_id: &'a str,
 }
 
-fn definition(name: &str, description: &str, schema: Value) -> Option<ToolDefinition> {
-    Some(ToolDefinition {
-        name: name.to_owned(),
-        description: description.to_owned(),
-        input_schema: serde_json::value::to_raw_value(&schema).ok()?,
-    })
-}
+/// The tools' input schemas, as serde_json writes them (keys sorted); a test holds them against
+/// the limits the decoding applies.
+const CHAT_HISTORY_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"before":{"description":"Only messages before this msg:<id>.","type":"string"},"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"}},"type":"object"}"#;
+const LIBRARY_LIST_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"limit":{"maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Part of a file name.","type":"string"}},"type":"object"}"#;
+const LIBRARY_READ_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The file's id, from library_list.","type":"string"},"length":{"maximum":65536,"minimum":1,"type":"integer"},"offset":{"minimum":0,"type":"integer"}},"required":["id"],"type":"object"}"#;
 
 /// The definitions, in the order the request lists them.
 pub fn definitions() -> Vec<ToolDefinition> {
     [
-        definition(
+        (
             CHAT_HISTORY,
             "Earlier messages of this chat: the newest first, or those that best match a query. \
              Each entry is msg:<id>, its date, what the person wrote and the start of your reply.",
-            json!({"type": "object", "additionalProperties": false, "properties": {
-                "query": {"type": "string", "description": "Words to look for."},
-                "before": {"type": "string", "description": "Only messages before this msg:<id>."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20}
-            }}),
+            CHAT_HISTORY_SCHEMA,
         ),
-        definition(
+        (
             LIBRARY_LIST,
             "The files in your library (what the person sent you): id, name, type and size.",
-            json!({"type": "object", "additionalProperties": false, "properties": {
-                "query": {"type": "string", "description": "Part of a file name."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50}
-            }}),
+            LIBRARY_LIST_SCHEMA,
         ),
-        definition(
+        (
             LIBRARY_READ,
             "Reads a text file of your library by id, from a byte offset (up to 65536 bytes).",
-            json!({"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
-                "id": {"type": "string", "description": "The file's id, from library_list."},
-                "offset": {"type": "integer", "minimum": 0},
-                "length": {"type": "integer", "minimum": 1, "maximum": 65536}
-            }}),
+            LIBRARY_READ_SCHEMA,
         ),
     ]
     .into_iter()
-    .flatten()
+    .filter_map(|(name, description, schema)| {
+        Some(ToolDefinition {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            input_schema: serde_json::value::RawValue::from_string(schema.to_owned()).ok()?,
+        })
+    })
     .collect()
 }
 
-fn failure(message: String) -> ToolRecord {
-    ToolRecord {
-        status: Status::Failure,
-        output: json!({"error": message}).to_string(),
-        exit_code: None,
-        cancelled: false,
+/// A call of a bot tool, its arguments decoded (the `limit`s clamped to their ranges).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotCall {
+    ChatHistory {
+        query: String,
+        /// Only messages before this one (`msg:` prefix taken off).
+        before: Option<String>,
+        limit: usize,
+    },
+    LibraryList {
+        query: Option<String>,
+        limit: usize,
+    },
+    LibraryRead {
+        id: LibraryId,
+        offset: usize,
+        length: usize,
+    },
+}
+
+/// The arguments of one call, a JSON object, read field by field.
+struct Args<'a> {
+    tool: &'a str,
+    object: serde_json::Map<String, Value>,
+}
+
+impl Args<'_> {
+    /// Refuses a field the tool does not take.
+    fn only(&self, known: &[&str]) -> Result<(), ToolOutcome> {
+        match self.object.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(extra) => Err(failure(format!(
+                "the arguments of {}: unknown field {extra:?}, expected one of {}",
+                self.tool,
+                known.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn text(&self, field: &str) -> Result<Option<String>, ToolOutcome> {
+        match self.object.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(failure(format!(
+                "the arguments of {}: {field} must be a string",
+                self.tool
+            ))),
+        }
+    }
+
+    fn number(&self, field: &str) -> Result<Option<u64>, ToolOutcome> {
+        match self.object.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value.as_u64().map(Some).ok_or_else(|| {
+                failure(format!(
+                    "the arguments of {}: {field} must be a whole number from 0",
+                    self.tool
+                ))
+            }),
+        }
     }
 }
 
-fn success(output: String) -> ToolRecord {
-    ToolRecord {
-        status: Status::Success,
-        output: cap(output),
-        exit_code: None,
-        cancelled: false,
+fn clamp(n: Option<u64>, max: u64, default: u64) -> usize {
+    usize::try_from(n.unwrap_or(default).clamp(1, max)).unwrap_or(1)
+}
+
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+impl BotCall {
+    /// Decodes the model's arguments for tool `name` (one of the three), or the failure it
+    /// reads back.
+    fn decode(name: &str, arguments_json: &str) -> Result<BotCall, ToolOutcome> {
+        let text = match arguments_json.trim() {
+            "" | "null" => "{}",
+            text => text,
+        };
+        let object = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => object,
+            _ => {
+                return Err(failure(format!(
+                    "the arguments of {name} must be a JSON object"
+                )))
+            }
+        };
+        let args = Args { tool: name, object };
+        match name {
+            CHAT_HISTORY => {
+                args.only(&["query", "before", "limit"])?;
+                Ok(BotCall::ChatHistory {
+                    query: args.text("query")?.unwrap_or_default(),
+                    before: args
+                        .text("before")?
+                        .map(|b| b.strip_prefix("msg:").unwrap_or(&b).to_owned()),
+                    limit: clamp(args.number("limit")?, 20, 8),
+                })
+            }
+            LIBRARY_LIST => {
+                args.only(&["query", "limit"])?;
+                Ok(BotCall::LibraryList {
+                    query: args.text("query")?,
+                    limit: clamp(args.number("limit")?, 50, 20),
+                })
+            }
+            _ => {
+                args.only(&["id", "offset", "length"])?;
+                let Some(id) = args.text("id")? else {
+                    return Err(failure(
+                        "library_read needs the id of a file (see library_list)".to_owned(),
+                    ));
+                };
+                let Ok(id) = LibraryId::parse(&id) else {
+                    return Err(failure(format!(
+                        "{id:?} is not a library id (12 hex characters)"
+                    )));
+                };
+                Ok(BotCall::LibraryRead {
+                    id,
+                    offset: to_usize(args.number("offset")?.unwrap_or(0)),
+                    length: to_usize(
+                        args.number("length")?
+                            .unwrap_or(MAX_READ)
+                            .clamp(1, MAX_READ),
+                    ),
+                })
+            }
+        }
     }
+}
+
+fn failure(message: String) -> ToolOutcome {
+    ToolOutcome::failure(json!({"error": message}).to_string())
+}
+
+fn success(output: String) -> ToolOutcome {
+    ToolOutcome::success(cap(output))
 }
 
 fn cap(mut text: String) -> String {
@@ -114,11 +229,6 @@ fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
-}
-
-fn limit(args: &Value, max: u64, default: u64) -> usize {
-    let n = args.get("limit").and_then(Value::as_u64).unwrap_or(default);
-    usize::try_from(n.clamp(1, max)).unwrap_or(1)
 }
 
 /// One earlier message of the chat.
@@ -161,7 +271,7 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
             let record = chat
                 .messages
                 .iter()
-                .find(|(_, r)| r.session_id == self.session_id && r.turn == number);
+                .find(|(_, r)| r.session_id == self.session_id && r.turn == number && !r.withdrawn);
             let (message_id, at, input) = match record {
                 Some((id, r)) => (id.as_str().to_owned(), r.at.clone(), r.input.clone()),
                 None => (format!("turn-{number}"), String::new(), user.clone()),
@@ -176,20 +286,19 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
         Ok(out)
     }
 
-    async fn chat_history(&self, args: &Value) -> ToolRecord {
+    async fn chat_history(&self, query: &str, before: Option<&str>, limit: usize) -> ToolOutcome {
         let entries = match self.entries().await {
             Ok(entries) => entries,
             Err(message) => return failure(format!("the chat could not be read: {message}")),
         };
         let mut entries: Vec<(usize, Entry)> = entries.into_iter().enumerate().collect();
-        if let Some(before) = args.get("before").and_then(Value::as_str) {
-            let id = before.strip_prefix("msg:").unwrap_or(before);
+        if let Some(id) = before {
             match entries.iter().position(|(_, e)| e.message_id == id) {
                 Some(at) => entries.truncate(at),
-                None => return failure(format!("there is no message {before} in this chat")),
+                None => return failure(format!("there is no message msg:{id} in this chat")),
             }
         }
-        let query = words(args.get("query").and_then(Value::as_str).unwrap_or(""));
+        let query = words(query);
         if query.is_empty() {
             entries.reverse();
         } else {
@@ -200,7 +309,7 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
             entries.retain(|(_, e)| score(e) > 0);
             entries.sort_by(|(ia, a), (ib, b)| score(b).cmp(&score(a)).then(ib.cmp(ia)));
         }
-        entries.truncate(limit(args, 20, 8));
+        entries.truncate(limit);
         if entries.is_empty() {
             return success("No earlier messages match.".to_owned());
         }
@@ -234,17 +343,17 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
         Ok(out)
     }
 
-    async fn library_list(&self, args: &Value) -> ToolRecord {
+    async fn library_list(&self, query: Option<&str>, limit: usize) -> ToolOutcome {
         let mut items = match self.items().await {
             Ok(items) => items,
             Err(message) => return failure(format!("the library could not be read: {message}")),
         };
-        if let Some(query) = args.get("query").and_then(Value::as_str) {
+        if let Some(query) = query {
             let query = query.to_lowercase();
             items.retain(|i| i.name.to_lowercase().contains(&query));
         }
         items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
-        items.truncate(limit(args, 50, 20));
+        items.truncate(limit);
         if items.is_empty() {
             return success("The library has no files yet.".to_owned());
         }
@@ -255,14 +364,8 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
         success(lines.join("\n"))
     }
 
-    async fn library_read(&self, args: &Value) -> ToolRecord {
-        let Some(id) = args.get("id").and_then(Value::as_str) else {
-            return failure("library_read needs the id of a file (see library_list)".to_owned());
-        };
-        let Ok(id) = LibraryId::parse(id) else {
-            return failure(format!("{id:?} is not a library id (12 hex characters)"));
-        };
-        let item = match load::<ItemDoc, D>(self.docs, &library::item_key(&id)).await {
+    async fn library_read(&self, id: &LibraryId, offset: usize, length: usize) -> ToolOutcome {
+        let item = match load::<ItemDoc, D>(self.docs, &library::item_key(id)).await {
             Ok(Some(item)) if item.doc.bot_id.as_deref() == Some(self.bot.as_str()) => item.doc,
             Ok(_) => return failure(format!("there is no file {id} in your library")),
             Err(e) => return failure(e.to_string()),
@@ -273,23 +376,13 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
                 item.name, item.media_type, item.size
             ));
         }
-        let bytes = match self.docs.doc_load(&library::blob_key(&id)).await {
+        let bytes = match self.docs.doc_load(&library::blob_key(id)).await {
             Ok(Some(blob)) => blob.bytes,
             Ok(None) => return failure(format!("the bytes of {} are missing", item.name)),
             Err(e) => return failure(e.to_string()),
         };
         let text = String::from_utf8_lossy(&bytes);
-        let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0);
-        let length = args
-            .get("length")
-            .and_then(Value::as_u64)
-            .unwrap_or(MAX_READ)
-            .clamp(1, MAX_READ);
-        let (slice, next) = library::text_slice(
-            &text,
-            usize::try_from(offset).unwrap_or(usize::MAX),
-            usize::try_from(length).unwrap_or(usize::MAX),
-        );
+        let (slice, next) = library::text_slice(&text, offset, length);
         let mut out = slice.to_owned();
         if let Some(next) = next {
             out.push_str(&format!("\n[more from offset {next}]"));
@@ -299,6 +392,8 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
 }
 
 impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
+    type Arguments = BotCall;
+
     fn definitions(&self) -> Vec<ToolDefinition> {
         definitions()
     }
@@ -310,55 +405,93 @@ impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
         }
     }
 
-    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared {
+    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<BotCall> {
         let title = name.to_owned();
         if ![CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ].contains(&name) {
             return Prepared {
                 title,
-                call: Err(ToolRecord::unavailable(name)),
+                call: Err(ToolOutcome::unavailable(name)),
             };
         }
-        let args: Value = match serde_json::from_str(arguments_json) {
-            Ok(value @ Value::Object(_)) => value,
-            Ok(Value::Null) | Err(_) if arguments_json.trim().is_empty() => json!({}),
-            _ => {
-                return Prepared {
-                    title,
-                    call: Err(failure(format!(
-                        "the arguments of {name} must be a JSON object"
-                    ))),
-                }
+        // The bot tools only read: none is put to the user (no permission key).
+        let call = BotCall::decode(name, arguments_json).map(|arguments| PreparedCall {
+            name: name.to_owned(),
+            arguments,
+            permission_key: None,
+        });
+        Prepared { title, call }
+    }
+
+    async fn run(&self, call: &PreparedCall<BotCall>, _cancel: &Cancel) -> ToolOutcome {
+        match &call.arguments {
+            BotCall::ChatHistory {
+                query,
+                before,
+                limit,
+            } => self.chat_history(query, before.as_deref(), *limit).await,
+            BotCall::LibraryList { query, limit } => {
+                self.library_list(query.as_deref(), *limit).await
             }
-        };
-        Prepared {
-            title,
-            call: Ok(PreparedCall {
-                name: name.to_owned(),
-                key: args.to_string(),
-            }),
+            BotCall::LibraryRead { id, offset, length } => {
+                self.library_read(id, *offset, *length).await
+            }
         }
     }
 
-    fn needs_permission(&self, _call: &PreparedCall) -> bool {
-        false
-    }
-
-    async fn run(&self, call: &PreparedCall, _cancel: &Cancel) -> ToolRecord {
-        let args: Value = serde_json::from_str(&call.key).unwrap_or_else(|_| json!({}));
-        match call.name.as_str() {
-            CHAT_HISTORY => self.chat_history(&args).await,
-            LIBRARY_LIST => self.library_list(&args).await,
-            LIBRARY_READ => self.library_read(&args).await,
-            other => ToolRecord::unavailable(other),
-        }
-    }
-
-    fn cancelled(&self, call: &PreparedCall) -> ToolRecord {
-        ToolRecord {
+    fn cancelled(&self, call: &PreparedCall<BotCall>) -> ToolOutcome {
+        ToolOutcome {
             status: Status::Failure,
             output: json!({"error": format!("{} was cancelled", call.name)}).to_string(),
             exit_code: None,
             cancelled: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schemas_are_json_written_as_serde_json_writes_it() {
+        for schema in [
+            CHAT_HISTORY_SCHEMA,
+            LIBRARY_LIST_SCHEMA,
+            LIBRARY_READ_SCHEMA,
+        ] {
+            let value: Value = serde_json::from_str(schema).unwrap();
+            assert_eq!(value.to_string(), schema);
+        }
+        let read: Value = serde_json::from_str(LIBRARY_READ_SCHEMA).unwrap();
+        assert_eq!(read["properties"]["length"]["maximum"], MAX_READ);
+        assert_eq!(definitions().len(), 3);
+    }
+
+    #[test]
+    fn arguments_are_decoded_once_or_refused_with_a_reason() {
+        assert_eq!(
+            BotCall::decode(
+                CHAT_HISTORY,
+                r#"{"query":"tea","before":"msg:m1","limit":99}"#
+            ),
+            Ok(BotCall::ChatHistory {
+                query: "tea".into(),
+                before: Some("m1".into()),
+                limit: 20
+            })
+        );
+        assert_eq!(
+            BotCall::decode(LIBRARY_LIST, ""),
+            Ok(BotCall::LibraryList {
+                query: None,
+                limit: 20
+            })
+        );
+        let refused = |name: &str, args: &str| BotCall::decode(name, args).unwrap_err().output;
+        assert!(refused(LIBRARY_LIST, "[1]").contains("must be a JSON object"));
+        assert!(refused(LIBRARY_LIST, r#"{"limit":"5"}"#).contains("limit must be a whole number"));
+        assert!(refused(CHAT_HISTORY, r#"{"who":1}"#).contains("unknown field \\\"who\\\""));
+        assert!(refused(LIBRARY_READ, "{}").contains("needs the id"));
+        assert!(refused(LIBRARY_READ, r#"{"id":"nope"}"#).contains("not a library id"));
     }
 }

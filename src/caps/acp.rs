@@ -1,11 +1,13 @@
 //! The Agent Client Protocol shapes a turn yields (`session/update` payloads) and the permission
 //! request a host answers.
 //!
-//! Field names and enum values are ACP's (camelCase keys, snake_case values); fx's stop reasons
-//! (`end_turn`, `max_output_tokens`, `max_model_turns`, `refused`, `cancelled`) are kept as fx
-//! names them.
+//! Field names and enum values are ACP's (camelCase keys, snake_case values), the stop reasons
+//! too ([`StopReason`]: `end_turn`, `max_tokens`, `max_turn_requests`, `refusal`, `cancelled`),
+//! at every JS surface: the agent's `turn.result`, the terminal's handle and the bots' stream.
+//! (fx's own names for them, `max_output_tokens`, `max_model_turns` and `refused`, belong to the
+//! session log, which records how a turn ended in its own terms and never a stop reason.)
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One `session/update` payload (`params.update` in ACP).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -24,9 +26,8 @@ pub enum Update {
     #[serde(rename_all = "camelCase")]
     ToolCall {
         tool_call_id: String,
-        /// The tool the model called. Not on the wire (ACP's `tool_call` has no such field):
-        /// for the Rust consumers of updates, such as the bots' stream journal.
-        #[serde(skip)]
+        /// The tool the model called (ACP's `name`).
+        #[serde(rename = "name")]
         tool_name: String,
         title: String,
         kind: ToolKind,
@@ -40,8 +41,18 @@ pub enum Update {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         content: Vec<ToolCallContent>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        raw_output: Option<serde_json::Value>,
+        raw_output: Option<RawOutput>,
     },
+}
+
+/// A finished call's `rawOutput`: `{"exitCode": number | null, "cancelled": boolean}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawOutput {
+    /// A command's exit code (`null` for a call that ran no command or did not exit).
+    pub exit_code: Option<i32>,
+    /// The call was cancelled while it ran.
+    pub cancelled: bool,
 }
 
 impl Update {
@@ -104,8 +115,8 @@ impl ToolCallContent {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// ACP's `ToolKind` (serialized by name, as a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
     Read,
     Edit,
@@ -118,8 +129,26 @@ pub enum ToolKind {
     Other,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+impl ToolKind {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Delete => "delete",
+            ToolKind::Move => "move",
+            ToolKind::Search => "search",
+            ToolKind::Execute => "execute",
+            ToolKind::Think => "think",
+            ToolKind::Fetch => "fetch",
+            ToolKind::Other => "other",
+        }
+    }
+}
+
+/// ACP's `ToolCallStatus` (serialized by name, as a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStatus {
     Pending,
     InProgress,
@@ -127,25 +156,79 @@ pub enum ToolStatus {
     Failed,
 }
 
-/// Why a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+impl ToolStatus {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Pending => "pending",
+            ToolStatus::InProgress => "in_progress",
+            ToolStatus::Completed => "completed",
+            ToolStatus::Failed => "failed",
+        }
+    }
+}
+
+// A name as a plain string: smaller than the derived unit-variant code in every artifact.
+impl Serialize for ToolKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl Serialize for ToolStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Why a turn ended: ACP's `StopReason`, the one stop reason of the agent, the terminal and the
+/// bots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
+    /// The model finished its answer.
     EndTurn,
-    MaxOutputTokens,
-    MaxModelTurns,
-    Refused,
+    /// The model hit its output limit (fx: `max_output_tokens`).
+    MaxTokens,
+    /// The turn reached its step limit (fx: `max_model_turns`).
+    MaxTurnRequests,
+    /// The model refused (a content filter; fx: `refused`).
+    Refusal,
+    /// The turn was cancelled.
     Cancelled,
 }
 
 impl StopReason {
+    /// The wire name.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             StopReason::EndTurn => "end_turn",
-            StopReason::MaxOutputTokens => "max_output_tokens",
-            StopReason::MaxModelTurns => "max_model_turns",
-            StopReason::Refused => "refused",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::MaxTurnRequests => "max_turn_requests",
+            StopReason::Refusal => "refusal",
             StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The tokens a model reported: one step's (`turn.usage` events) or a turn's sum (the agent's
+/// `turn.result.usage`, a bot turn's `usage`). The one usage type of every front end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// `self + other`, saturating.
+    #[must_use]
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
         }
     }
 }
@@ -247,7 +330,7 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_string(&call).unwrap(),
-            r#"{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls","kind":"execute","status":"pending","rawInput":{"action":"exec"}}"#
+            r#"{"sessionUpdate":"tool_call","toolCallId":"c1","name":"terminal","title":"ls","kind":"execute","status":"pending","rawInput":{"action":"exec"}}"#
         );
         let update = Update::ToolCallUpdate {
             tool_call_id: "c1".into(),

@@ -3,6 +3,8 @@
 
 use serde::{Serialize, Serializer};
 
+use super::acp::Usage;
+
 /// Diagnostics for the host's `onEvent`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
@@ -94,6 +96,18 @@ pub enum HostEvent {
     },
 }
 
+impl HostEvent {
+    /// A model step of turn `turn` reported `usage`.
+    #[must_use]
+    pub fn usage(turn: u32, usage: Usage) -> Self {
+        HostEvent::Usage {
+            turn,
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+        }
+    }
+}
+
 /// Bytes as bytes (a `Uint8Array` through serde-wasm-bindgen), not as a list of numbers.
 fn as_bytes<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_bytes(bytes)
@@ -132,11 +146,13 @@ mod tests {
                 r#"{"type":"catalog.error","error":"m"}"#,
             ),
             (
-                HostEvent::Usage {
-                    turn: 3,
-                    input_tokens: 10,
-                    output_tokens: 2,
-                },
+                HostEvent::usage(
+                    3,
+                    Usage {
+                        input_tokens: 10,
+                        output_tokens: 2,
+                    },
+                ),
                 r#"{"type":"turn.usage","turn":3,"inputTokens":10,"outputTokens":2}"#,
             ),
             (

@@ -104,7 +104,7 @@ impl StoreError {
             StoreError::RevisionConflict { store } => match store {
                 Store::Session => Code::SessionRevisionConflict,
                 Store::OAuth => Code::OAuthSessionRevisionConflict,
-                Store::Docs => Code::StoreRevisionConflict,
+                Store::Docs => Code::BotStoreRevisionConflict,
                 // Config values carry no revision: a conflict cannot happen there.
                 Store::Config => Code::ConfigStoreFailed,
             },
@@ -124,7 +124,7 @@ impl StoreError {
                 Store::Session => Code::SessionStoreFailed,
                 Store::Config => Code::ConfigStoreFailed,
                 Store::OAuth => Code::OAuthStoreFailed,
-                Store::Docs => Code::StoreFailed,
+                Store::Docs => Code::BotStoreFailed,
             },
         }
     }

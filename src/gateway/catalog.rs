@@ -420,6 +420,15 @@ impl Effort {
         }
         is_effort_name(text).then(|| Self::Named(text.to_owned()))
     }
+
+    /// The effort as the session log and the screens name it: `auto`, or the level.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Auto => "auto",
+            Self::Named(name) => name,
+        }
+    }
 }
 
 /// Context window used when the catalog gives none (reference §1.8 item 5).

@@ -3,8 +3,8 @@
 
 use super::error::RetryCause;
 use super::events::{
-    Finish, FinishReason, ProviderToolResult, ResponseMetadata, SseEvent, StreamError, ToolCall,
-    Usage,
+    Finish, FinishReason, ProviderToolResult, ResponseMetadata, SseEvent, StreamError, TokenCounts,
+    ToolCall,
 };
 
 /// How a model step ended (reference §1.6).
@@ -51,8 +51,8 @@ pub struct Completion {
     pub provider_results: Vec<ProviderToolResult>,
     /// The `finish` event, if one arrived.
     pub finish: Option<Finish>,
-    /// Usage from `finish` (all `None` without it).
-    pub usage: Usage,
+    /// TokenCounts from `finish` (all `None` without it).
+    pub usage: TokenCounts,
     /// The last `error` event.
     pub provider_error: Option<StreamError>,
     /// The first `response-metadata`.

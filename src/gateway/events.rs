@@ -4,6 +4,8 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::caps::acp::Usage;
+
 /// Longest provider error detail kept from an `error` event, in bytes.
 pub const MAX_STREAM_ERROR_BYTES: usize = 600;
 
@@ -137,9 +139,10 @@ impl FinishReason {
     }
 }
 
-/// Token usage from `finish.usage`.
+/// The token counts of `finish.usage` as the protocol reports them, each one optional;
+/// [`TokenCounts::usage`] is the [`Usage`] they make.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
+pub struct TokenCounts {
     /// `inputTokens.total`.
     pub input_tokens: Option<u64>,
     /// `outputTokens.total`.
@@ -150,6 +153,18 @@ pub struct Usage {
     pub cache_write_tokens: Option<u64>,
     /// `outputTokens.reasoning`.
     pub reasoning_tokens: Option<u64>,
+}
+
+impl TokenCounts {
+    /// The usage these counts report (a missing total is 0), or `None` when they report no
+    /// total at all.
+    #[must_use]
+    pub fn usage(&self) -> Option<Usage> {
+        (self.input_tokens.is_some() || self.output_tokens.is_some()).then(|| Usage {
+            input_tokens: self.input_tokens.unwrap_or(0),
+            output_tokens: self.output_tokens.unwrap_or(0),
+        })
+    }
 }
 
 /// `providerMetadata.gateway` fields.
@@ -171,7 +186,7 @@ pub struct Finish {
     /// `finishReason.raw`, when a string.
     pub raw_reason: Option<String>,
     /// Token usage.
-    pub usage: Usage,
+    pub usage: TokenCounts,
     /// Gateway billing/routing metadata.
     pub gateway: GatewayMetadata,
 }
@@ -219,8 +234,8 @@ fn token_count(parent: &Value, key: &str, inner: &str) -> Option<u64> {
     }
 }
 
-fn parse_usage(usage: &Value) -> Usage {
-    Usage {
+fn parse_usage(usage: &Value) -> TokenCounts {
+    TokenCounts {
         input_tokens: token_count(usage, "inputTokens", "total"),
         output_tokens: token_count(usage, "outputTokens", "total"),
         cache_read_tokens: token_count(usage, "inputTokens", "cacheRead"),

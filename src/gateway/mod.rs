@@ -62,7 +62,7 @@ pub use catalog::{Catalog, CatalogError, Effort, ModelInfo, DEFAULT_MODEL_ID};
 pub use completion::{Billing, Completion, Disposition, StreamAccumulator, ToolCallIssue};
 pub use endpoint::{ChatEndpoint, EndpointError, CANONICAL_CHAT_URL};
 pub use error::{ProviderError, RetryCause, RetryDecision, RetryState};
-pub use events::{Finish, FinishReason, SseEvent, StreamError, ToolCall, Usage};
+pub use events::{Finish, FinishReason, SseEvent, StreamError, TokenCounts, ToolCall};
 pub use prompt::{
     AssistantPart, ImagePart, Message, PromptError, ToolCallPart, ToolResult, UserPart,
 };

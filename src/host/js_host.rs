@@ -167,7 +167,7 @@ pub(super) fn store_error(store: Store, method: &'static str, error: &JsValue) -
     let conflict = match store {
         Store::Session => Some(Code::SessionRevisionConflict),
         Store::OAuth => Some(Code::OAuthSessionRevisionConflict),
-        Store::Docs => Some(Code::StoreRevisionConflict),
+        Store::Docs => Some(Code::BotStoreRevisionConflict),
         Store::Config => None,
     };
     let failure = match code.as_deref() {

@@ -1,15 +1,18 @@
 //! The `terminal` tool: its schema, strict argument decoding, and the record the model reads.
 //!
 //! The browser variant runs one foreground command (`{"action":"exec","command":…}`) through the
-//! host's workspace adapter. Arguments are checked here before the host sees them; the outcome
-//! comes back as a [`ToolRecord`] whose `output` is what the model reads on its next step.
+//! host's workspace adapter ([`TerminalTools`], the coding agent's tool set). Arguments are
+//! checked here before the host sees them; the outcome comes back as a [`ToolOutcome`] whose
+//! `output` is what the model reads on its next step.
 
-use serde::Serialize;
+use crate::caps::acp::ToolKind;
+use crate::caps::{Cancel, ExecOutcome, Workspace};
+use crate::gateway::ToolDefinition;
 
-use crate::caps::ExecOutcome;
-
+use super::set::{CommandDetails, Prepared, PreparedCall, ToolError, ToolOutcome, ToolSet};
 use super::workspace::{
-    cap_output, CappedOutput, COMMAND_TIMEOUT_MS, MAX_COMMAND_BYTES, MAX_OUTPUT_BYTES,
+    cap_output, CappedOutput, Permission, WorkspaceInfo, COMMAND_TIMEOUT_MS, MAX_COMMAND_BYTES,
+    MAX_OUTPUT_BYTES,
 };
 
 /// The tool's name, as the model calls it.
@@ -22,22 +25,9 @@ files (cat, ls, find, grep, sed, awk, head, tail, wc, mkdir, mv, cp, rm, echo an
 It is an in-memory sandbox: there is no git, no network, no package manager, no language \
 runtime and no background process; each command must finish within 30 seconds.";
 
-/// The JSON schema of the tool's input, as sent in the request's `tools`.
-pub fn input_schema() -> serde_json::Value {
-    serde_json::json!({
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": ["exec"]},
-            "command": {
-                "type": "string",
-                "maxLength": MAX_COMMAND_BYTES,
-                "description": "The command line to run in the workspace root."
-            }
-        },
-        "additionalProperties": false,
-        "required": ["action", "command"]
-    })
-}
+/// The JSON schema of the tool's input, as sent in the request's `tools` (its keys sorted, as
+/// serde_json writes an object; `maxLength` is [`MAX_COMMAND_BYTES`], which a test holds).
+pub const INPUT_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"action":{"enum":["exec"],"type":"string"},"command":{"description":"The command line to run in the workspace root.","maxLength":65536,"type":"string"}},"required":["action","command"],"type":"object"}"#;
 
 /// Why the model's arguments were refused; the message goes back to the model as a failed result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,35 +87,85 @@ pub fn decode_arguments(arguments_json: &str) -> Result<String, ArgumentError> {
     Ok(command.to_owned())
 }
 
-/// `success` or `failure`, as stored in the session log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Success,
-    Failure,
+/// The coding agent's tools: `terminal` over the host's workspace when it has one, nothing
+/// otherwise. A call's arguments are its command line, which is also its permission key when
+/// the workspace asks before each command.
+pub struct TerminalTools<'a, W: Workspace + ?Sized> {
+    pub workspace: &'a W,
+    pub info: Option<&'a WorkspaceInfo>,
 }
 
-/// One tool result: what the model reads and what the session log keeps.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolRecord {
-    pub status: Status,
-    pub output: String,
-    pub exit_code: Option<i32>,
-    pub cancelled: bool,
-}
+impl<W: Workspace + ?Sized> ToolSet for TerminalTools<'_, W> {
+    /// The command line.
+    type Arguments = String;
 
-impl ToolRecord {
-    fn failure(output: String) -> Self {
-        ToolRecord {
-            status: Status::Failure,
-            output,
-            exit_code: None,
-            cancelled: false,
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        let Some(_) = self.info else {
+            return Vec::new();
+        };
+        match serde_json::value::RawValue::from_string(INPUT_SCHEMA.to_owned()) {
+            Ok(input_schema) => vec![ToolDefinition {
+                name: NAME.to_owned(),
+                description: DESCRIPTION.to_owned(),
+                input_schema,
+            }],
+            Err(_) => Vec::new(),
         }
     }
 
-    /// The record for arguments that never reached the host.
-    pub fn invalid_arguments(error: &ArgumentError) -> Self {
-        Self::failure(error_json(&ErrorBody {
+    fn kind(&self, _name: &str) -> ToolKind {
+        ToolKind::Execute
+    }
+
+    fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<String> {
+        let command = decode_arguments(arguments_json);
+        // The command is the title even of a call this set refuses (the screen shows it).
+        let title = match &command {
+            Ok(command) => command.clone(),
+            Err(_) => name.to_owned(),
+        };
+        let call = match self.info {
+            Some(info) if name == NAME => command
+                .map(|command| PreparedCall {
+                    name: name.to_owned(),
+                    permission_key: (info.permission == Permission::Prompt)
+                        .then(|| command.clone()),
+                    arguments: command,
+                })
+                .map_err(|error| invalid_arguments(&error)),
+            _ => Err(ToolOutcome::unavailable(name)),
+        };
+        Prepared { title, call }
+    }
+
+    async fn run(&self, call: &PreparedCall<String>, cancel: &Cancel) -> ToolOutcome {
+        let cwd = self.info.map_or("/", |info| info.cwd.as_str());
+        let outcome = self
+            .workspace
+            .exec(&call.arguments, cwd, COMMAND_TIMEOUT_MS, cancel)
+            .await;
+        exec_outcome(&call.arguments, cwd, &outcome)
+    }
+
+    fn cancelled(&self, call: &PreparedCall<String>) -> ToolOutcome {
+        let cwd = self.info.map_or("/", |info| info.cwd.as_str());
+        exec_outcome(&call.arguments, cwd, &ExecOutcome::Cancelled)
+    }
+
+    fn denied(&self, _call: &PreparedCall<String>, note: Option<&str>) -> ToolOutcome {
+        denied(note)
+    }
+}
+
+/// What the model reads for a command that ran past [`COMMAND_TIMEOUT_MS`] (a test holds the
+/// figure).
+const TIMED_OUT: &str =
+    "timeout=true\ntimeout_ms=30000\nThe command did not finish in time and was stopped.\n";
+
+/// The outcome for arguments that never reached the host.
+pub fn invalid_arguments(error: &ArgumentError) -> ToolOutcome {
+    ToolOutcome::failure(
+        ToolError {
             kind: "tool_input_invalid",
             tool_name: NAME,
             message: &error.to_string(),
@@ -133,18 +173,21 @@ impl ToolRecord {
             reason: None,
             denied: None,
             suggestion: "Call terminal again with {\"action\":\"exec\",\"command\":\"…\"}.",
-        }))
-    }
+        }
+        .to_json(),
+    )
+}
 
-    /// The record for a call the user (or policy) refused.
-    pub fn denied(note: Option<&str>) -> Self {
-        let message = match note {
-            Some(note) if !note.trim().is_empty() => {
-                format!("The user declined this command: {note}")
-            }
-            _ => "The user declined this command.".to_owned(),
-        };
-        Self::failure(error_json(&ErrorBody {
+/// The outcome for a command the user (or policy) refused.
+pub fn denied(note: Option<&str>) -> ToolOutcome {
+    let message = match note {
+        Some(note) if !note.trim().is_empty() => {
+            format!("The user declined this command: {note}")
+        }
+        _ => "The user declined this command.".to_owned(),
+    };
+    ToolOutcome::failure(
+        ToolError {
             kind: "tool_permission_denied",
             tool_name: NAME,
             message: &message,
@@ -152,40 +195,33 @@ impl ToolRecord {
             reason: Some("user_denied"),
             denied: Some(true),
             suggestion: "Do not retry the same command; change the approach or ask the user.",
-        }))
-    }
+        }
+        .to_json(),
+    )
+}
 
-    /// The record for a tool the model called that this host does not offer.
-    pub fn unavailable(tool_name: &str) -> Self {
-        Self::failure(error_json(&ErrorBody {
-            kind: "tool_unavailable",
-            tool_name,
-            message: "This tool is not available in this browser session.",
-            details: None,
-            reason: None,
-            denied: None,
-            suggestion: "Answer without tools, or use a tool from the request's tool list.",
-        }))
-    }
-
-    /// The record for a command the host ran (or failed to run); its output is capped at
-    /// [`MAX_OUTPUT_BYTES`] (at a UTF-8 boundary).
-    pub fn from_outcome(command: &str, cwd: &str, outcome: &ExecOutcome) -> Self {
-        match outcome {
-            ExecOutcome::Exited {
-                exit_code,
-                stdout,
-                stderr,
-            } => Self::exited(command, cwd, *exit_code, &cap_output(stdout, stderr, MAX_OUTPUT_BYTES)),
-            ExecOutcome::TimedOut => Self::failure(format!(
-                "timeout=true\ntimeout_ms={COMMAND_TIMEOUT_MS}\nThe command did not finish in time and was stopped.\n"
-            )),
-            ExecOutcome::Cancelled => {
-                let mut record = Self::failure("command cancelled\n".to_owned());
-                record.cancelled = true;
-                record
-            }
-            ExecOutcome::Failed(message) => Self::failure(error_json(&ErrorBody {
+/// The outcome of a command the host ran (or failed to run); its output is capped at
+/// [`MAX_OUTPUT_BYTES`] (at a UTF-8 boundary).
+pub fn exec_outcome(command: &str, cwd: &str, outcome: &ExecOutcome) -> ToolOutcome {
+    match outcome {
+        ExecOutcome::Exited {
+            exit_code,
+            stdout,
+            stderr,
+        } => exited(
+            command,
+            cwd,
+            *exit_code,
+            &cap_output(stdout, stderr, MAX_OUTPUT_BYTES),
+        ),
+        ExecOutcome::TimedOut => ToolOutcome::failure(TIMED_OUT.to_owned()),
+        ExecOutcome::Cancelled => {
+            let mut outcome = ToolOutcome::failure("command cancelled\n".to_owned());
+            outcome.cancelled = true;
+            outcome
+        }
+        ExecOutcome::Failed(message) => ToolOutcome::failure(
+            ToolError {
                 kind: "tool_execution_failed",
                 tool_name: NAME,
                 message: &format!("The workspace could not run the command: {message}"),
@@ -193,28 +229,29 @@ impl ToolRecord {
                 reason: None,
                 denied: None,
                 suggestion: "Try a simpler command, or tell the user the workspace is failing.",
-            })),
-        }
+            }
+            .to_json(),
+        ),
     }
+}
 
-    fn exited(command: &str, cwd: &str, exit_code: i32, output: &CappedOutput) -> Self {
-        match exit_code {
-            0 => ToolRecord {
-                status: Status::Success,
-                output: success_text(output),
-                exit_code: Some(0),
-                cancelled: false,
-            },
-            exit_code => {
-                let details = Details {
-                    command,
-                    cwd,
-                    exit_code,
-                    truncated: output.truncated,
-                    stdout: non_empty(&output.stdout),
-                    stderr: non_empty(&output.stderr),
-                };
-                let mut record = Self::failure(error_json(&ErrorBody {
+fn exited(command: &str, cwd: &str, exit_code: i32, output: &CappedOutput) -> ToolOutcome {
+    match exit_code {
+        0 => ToolOutcome {
+            exit_code: Some(0),
+            ..ToolOutcome::success(success_text(output))
+        },
+        exit_code => {
+            let details = CommandDetails {
+                command,
+                cwd,
+                exit_code,
+                truncated: output.truncated,
+                stdout: non_empty(&output.stdout),
+                stderr: non_empty(&output.stderr),
+            };
+            let mut outcome = ToolOutcome::failure(
+                ToolError {
                     kind: "tool_execution_failed",
                     tool_name: NAME,
                     message: "The command exited with a non-zero status.",
@@ -222,10 +259,11 @@ impl ToolRecord {
                     reason: None,
                     denied: None,
                     suggestion: "Read stderr and fix the command or explain the blocker; do not rerun it unchanged.",
-                }));
-                record.exit_code = Some(exit_code);
-                record
-            }
+                }
+                .to_json(),
+            );
+            outcome.exit_code = Some(exit_code);
+            outcome
         }
     }
 }
@@ -261,48 +299,26 @@ fn non_empty(text: &str) -> Option<&str> {
     (!trimmed.is_empty()).then_some(trimmed)
 }
 
-#[derive(Serialize)]
-struct ErrorEnvelope<'a> {
-    error: &'a ErrorBody<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    tool_name: &'a str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Details<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    denied: Option<bool>,
-    suggestion: &'a str,
-}
-
-#[derive(Serialize)]
-struct Details<'a> {
-    command: &'a str,
-    cwd: &'a str,
-    exit_code: i32,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    truncated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stdout: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stderr: Option<&'a str>,
-}
-
-fn error_json(body: &ErrorBody<'_>) -> String {
-    // Serializing plain strings and integers cannot fail; fall back to the message alone if it did.
-    serde_json::to_string(&ErrorEnvelope { error: body })
-        .unwrap_or_else(|_| body.message.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::set::Status;
+
+    #[test]
+    fn the_timeout_record_names_the_limit() {
+        assert!(TIMED_OUT.contains(&format!("timeout_ms={COMMAND_TIMEOUT_MS}\n")));
+    }
+
+    #[test]
+    fn the_schema_limits_the_command() {
+        let schema: serde_json::Value = serde_json::from_str(INPUT_SCHEMA).unwrap();
+        assert_eq!(
+            schema["properties"]["command"]["maxLength"],
+            MAX_COMMAND_BYTES
+        );
+        // Written as serde_json writes it, byte for byte.
+        assert_eq!(schema.to_string(), INPUT_SCHEMA);
+    }
 
     #[test]
     fn decodes_strictly() {
@@ -355,7 +371,7 @@ mod tests {
 
     #[test]
     fn success_record_matches_fx() {
-        let record = ToolRecord::from_outcome(
+        let record = exec_outcome(
             "echo",
             "/w",
             &ExecOutcome::Exited {
@@ -369,7 +385,7 @@ mod tests {
             "exit_code=0\n<stdout>\nhello-from-tool\n</stdout>\n"
         );
         assert_eq!(record.status, Status::Success);
-        let record = ToolRecord::from_outcome(
+        let record = exec_outcome(
             "true",
             "/w",
             &ExecOutcome::Exited {
@@ -383,7 +399,7 @@ mod tests {
 
     #[test]
     fn failure_record_is_json() {
-        let record = ToolRecord::from_outcome(
+        let record = exec_outcome(
             "ls x",
             "/w",
             &ExecOutcome::Exited {
@@ -406,14 +422,14 @@ mod tests {
 
     #[test]
     fn cancel_timeout_denied() {
-        let record = ToolRecord::from_outcome("x", "/w", &ExecOutcome::Cancelled);
+        let record = exec_outcome("x", "/w", &ExecOutcome::Cancelled);
         assert!(record.cancelled);
         assert_eq!(record.output, "command cancelled\n");
-        let record = ToolRecord::from_outcome("x", "/w", &ExecOutcome::TimedOut);
+        let record = exec_outcome("x", "/w", &ExecOutcome::TimedOut);
         assert!(record
             .output
             .starts_with("timeout=true\ntimeout_ms=30000\n"));
-        let record = ToolRecord::denied(Some("use rg"));
+        let record = denied(Some("use rg"));
         let value: serde_json::Value = serde_json::from_str(&record.output).unwrap();
         assert_eq!(value["error"]["reason"], "user_denied");
         assert_eq!(value["error"]["denied"], true);

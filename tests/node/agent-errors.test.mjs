@@ -149,12 +149,13 @@ describe('errors that are not retried', () => {
     await failed.agent.close();
   });
 
-  test('finish reasons: length → max_output_tokens, content-filter → refused', async () => {
+  // ACP's stop reasons (fx names them max_output_tokens and refused).
+  test('finish reasons: length → max_tokens, content-filter → refusal', async () => {
     const length = await run([{ events: [{ type: 'text-delta', delta: 'cut' }, finish('length')] }]);
-    assert.equal(length.result.stopReason, 'max_output_tokens');
+    assert.equal(length.result.stopReason, 'max_tokens');
     await length.agent.close();
     const refused = await run([{ events: [{ type: 'text-delta', delta: 'no' }, finish('content-filter')] }]);
-    assert.equal(refused.result.stopReason, 'refused');
+    assert.equal(refused.result.stopReason, 'refusal');
     await refused.agent.close();
   });
 });
@@ -217,7 +218,7 @@ describe('garbage from the network never traps the core', () => {
       // A retried failure gets one good answer next (so backoff stays at its first 250 ms).
       const { result, error, agent, session } = await run([reply, good]);
       if (error) assertCoded(error);
-      else assert.match(result.stopReason, /^(end_turn|max_output_tokens|refused|max_model_turns)$/);
+      else assert.match(result.stopReason, /^(end_turn|max_tokens|refusal|max_turn_requests)$/);
       // The wasm instance is not poisoned: a new agent on it runs a normal turn.
       const net2 = fakeFetch([{ events: textEvents('still fine') }]);
       const agent2 = await createFxAgent({ fetch: net2.fetch, env });

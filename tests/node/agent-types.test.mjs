@@ -178,8 +178,8 @@ const storeCode: FxErrorCode = 'FX_STORE_FAILED';
 const badWorkspace: Workspace = { ...workspace, permission: 'always' };
 // @ts-expect-error a Turn is not a promise of text
 const badTurn: Promise<string> = (null as unknown as Session).prompt('x');
-// @ts-expect-error stop reasons are fx's names
-const badStop: StopReason = 'max_tokens';
+// @ts-expect-error stop reasons are ACP's names, not fx's
+const badStop: StopReason = 'max_output_tokens';
 // @ts-expect-error env values are primitives
 const badEnv: FxAgentOptions = { env: { AI_GATEWAY_API_KEY: { key: 1 } } };
 // @ts-expect-error the deadline is a number of milliseconds

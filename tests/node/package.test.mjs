@@ -51,7 +51,8 @@ console.log(JSON.stringify({ wasm, term, name: err.name, code: err.code }));
 test('the packed files are the ones the package needs', async () => {
   const listing = JSON.parse(run('npm', ['pack', '--dry-run', '--json', pkgDir], root));
   const files = listing[0].files.map((f) => f.path).sort();
-  // Every module of js/ ships, plus the artifacts and the package files; nothing else.
+  // Every module of js/ ships, plus the artifacts, the bots' code table the build writes out
+  // from fx-bot.wasm (fxbot/codes.js) and the package files; nothing else.
   const jsFiles = (await readdir(join(root, 'js'), { recursive: true }))
     .filter((f) => /\.(js|d\.ts)$/.test(f))
     .map((f) => f.split(sep).join('/'));
@@ -64,6 +65,7 @@ test('the packed files are the ones the package needs', async () => {
     'fx-term.wasm',
     'fx-bot.js',
     'fx-bot.wasm',
+    'fxbot/codes.js',
     'package.json',
     ...jsFiles,
   ].sort();

@@ -18,6 +18,22 @@ use std::rc::Rc;
 use super::fake_host::yield_now;
 use serde_json::Value;
 
+/// `chat.send` with the message as a caller passes it (`{ text?, messageId, files? }`).
+pub async fn send_json<H: fx_wasm::caps::Host + Clone, D: DocStore>(
+    engine: &fx_wasm::bot::engine::Fxbot<H, D>,
+    bot: &str,
+    message: &Value,
+) -> Result<
+    (
+        fx_wasm::bot::docs::chat::Sent,
+        Option<fx_wasm::bot::engine::chat::PendingTurn>,
+    ),
+    fx_wasm::bot::FxbotError,
+> {
+    let message = fx_wasm::bot::engine::chat::Outgoing::from_json(message)?;
+    engine.send(bot, message).await
+}
+
 /// Any argument type (`Object<FieldsArg>`, `Arg<…>`, …) from JSON.
 pub fn arg<T: DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("every JSON value decodes")

@@ -8,15 +8,14 @@ use crate::log::checkpoint::{RecoveryAction, RecoveryCause, RecoveryCheckpoint, 
 use crate::log::execution::{ProcessPresentation, ToolCall, ToolResult, ToolStatus, ToolStep};
 use crate::log::turn::CancelledCommand;
 use crate::log::types::{DurableBytes, Provider};
-use crate::tools::set::ToolSet;
-use crate::tools::terminal::{Status, ToolRecord};
+use crate::tools::set::{PreparedCall, Status, ToolOutcome, ToolSet};
 
 use super::super::modes::Mode;
 use super::super::session::LiveSession;
 use super::{Ended, Turn, UPDATE_PREVIEW_BYTES};
 use crate::caps::acp::{
-    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, ToolCallContent,
-    ToolStatus as AcpStatus, Update,
+    permission_options, PermissionAnswer, PermissionRequest, PermissionToolCall, RawOutput,
+    ToolCallContent, ToolStatus as AcpStatus, Update,
 };
 use crate::caps::Host;
 
@@ -145,7 +144,7 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
         session: &mut LiveSession,
         call: &crate::gateway::ToolCall,
         arguments: &str,
-    ) -> Result<(ToolRecord, Option<String>), Stopped> {
+    ) -> Result<(ToolOutcome, Option<String>), Stopped> {
         if self.cancel.is_cancelled() {
             return Err(Stopped::Before);
         }
@@ -165,9 +164,10 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
             Ok(prepared) => prepared,
             Err(record) => return Ok(self.finish_call(call, record, None)),
         };
-        let needs_approval = self.tools.needs_permission(&prepared)
-            && session.mode == Mode::Ask
-            && !session.always_allowed.contains(&prepared.key);
+        let needs_approval = prepared
+            .permission_key
+            .as_ref()
+            .is_some_and(|key| session.mode == Mode::Ask && !session.always_allowed.contains(key));
         let mut allow_note = None;
         if needs_approval {
             let request = PermissionRequest {
@@ -187,14 +187,17 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
                 }
                 PermissionAnswer::AllowOnce { note } => allow_note = note,
                 PermissionAnswer::AllowAlways => {
-                    session.always_allowed.insert(prepared.key.clone());
+                    if let Some(key) = &prepared.permission_key {
+                        session.always_allowed.insert(key.clone());
+                    }
                 }
                 PermissionAnswer::Reject { note } => {
-                    let record = ToolRecord::denied(note.as_deref());
+                    let record = self.tools.denied(&prepared, note.as_deref());
                     return Ok(self.finish_call(call, record, note));
                 }
                 PermissionAnswer::Cancelled => {
-                    return Ok(self.finish_call(call, ToolRecord::denied(None), None))
+                    let record = self.tools.denied(&prepared, None);
+                    return Ok(self.finish_call(call, record, None));
                 }
             }
         }
@@ -215,7 +218,7 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
     fn cancelled_call(
         &self,
         call: &crate::gateway::ToolCall,
-        prepared: &crate::tools::set::PreparedCall,
+        prepared: &PreparedCall<T::Arguments>,
         stopped: Stopped,
     ) -> Stopped {
         let _ = self.finish_call(call, self.tools.cancelled(prepared), None);
@@ -225,9 +228,9 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
     fn finish_call(
         &self,
         call: &crate::gateway::ToolCall,
-        record: ToolRecord,
+        record: ToolOutcome,
         note: Option<String>,
-    ) -> (ToolRecord, Option<String>) {
+    ) -> (ToolOutcome, Option<String>) {
         let status = if record.status == Status::Success {
             AcpStatus::Completed
         } else {
@@ -238,9 +241,10 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
             tool_call_id: call.id.clone(),
             status,
             content: vec![ToolCallContent::text(preview)],
-            raw_output: Some(
-                serde_json::json!({ "exitCode": record.exit_code, "cancelled": record.cancelled }),
-            ),
+            raw_output: Some(RawOutput {
+                exit_code: record.exit_code,
+                cancelled: record.cancelled,
+            }),
         });
         (record, note)
     }
@@ -248,7 +252,7 @@ impl<H: Host, T: ToolSet, P: crate::agent::protocol::ModelProtocol> Turn<'_, H, 
 
 fn log_result(
     call: &crate::gateway::ToolCall,
-    record: &ToolRecord,
+    record: &ToolOutcome,
     note: Option<String>,
     now_ms: i64,
 ) -> ToolResult {

@@ -21,7 +21,7 @@ use super::SCHEMA;
 use crate::bot::cursor::Cursor;
 use crate::bot::ids::{LibraryId, MessageId};
 use crate::bot::replay::{SavedInput, TurnMeta};
-use crate::bot::stream::{LineError, SavedFile, StopReason, Usage};
+use crate::bot::stream::{Ending, LineError, SavedFile, Usage};
 
 /// Where a message's turn stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,11 +51,16 @@ pub struct MessageRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<StopReason>,
+    pub stop_reason: Option<Ending>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<LineError>,
+    /// Taken back: its `send` was refused before the turn ran, so the message may be sent
+    /// again and its turn number is free (the record stays, as a map entry is cheaper to
+    /// overwrite than to remove).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withdrawn: bool,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -141,12 +146,23 @@ pub enum ClaimOutcome {
     TurnTaken { at_least: u32 },
 }
 
+/// What became of a claim of this process whose stored state is not what happened: its write
+/// failed, or timed out and may have landed later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnClaim {
+    /// Its `send` was refused before the turn ran: the claim is taken back, so the message
+    /// can be sent again.
+    Withdraw,
+    /// Its turn ended so, but the record of it failed.
+    Finish(TurnOutcome),
+}
+
 /// How a turn ended, for [`ChatDoc::finish`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnOutcome {
     pub state: MessageState,
     pub ended_at: String,
-    pub stop_reason: Option<StopReason>,
+    pub stop_reason: Option<Ending>,
     pub usage: Option<Usage>,
     pub error: Option<LineError>,
 }
@@ -154,12 +170,15 @@ pub struct TurnOutcome {
 impl ChatDoc {
     /// The `Sent` of a claimed message.
     pub fn sent(&self, id: &MessageId) -> Option<Sent> {
-        self.messages.get(id).map(|r| Sent {
-            session_id: r.session_id.clone(),
-            turn: r.turn,
-            cursor: Cursor::before_turn(r.turn),
-            duplicate: true,
-        })
+        self.messages
+            .get(id)
+            .filter(|r| !r.withdrawn)
+            .map(|r| Sent {
+                session_id: r.session_id.clone(),
+                turn: r.turn,
+                cursor: Cursor::before_turn(r.turn),
+                duplicate: true,
+            })
     }
 
     /// The running message, if any (there is at most one).
@@ -173,7 +192,7 @@ impl ChatDoc {
     pub fn last_turn(&self, session_id: &str) -> u32 {
         self.messages
             .values()
-            .filter(|r| r.session_id == session_id)
+            .filter(|r| r.session_id == session_id && !r.withdrawn)
             .map(|r| r.turn)
             .max()
             .unwrap_or(0)
@@ -230,6 +249,7 @@ impl ChatDoc {
                 stop_reason: None,
                 usage: None,
                 error: None,
+                withdrawn: false,
                 extra: BTreeMap::new(),
             },
         );
@@ -237,6 +257,65 @@ impl ChatDoc {
             sent,
             settled: running,
         }
+    }
+
+    /// Sets right the claims of `owner` (this process) before it claims again: a claim listed
+    /// in `unsettled` is withdrawn or finished as it says; any other `running` claim of
+    /// `owner` is marked interrupted at `at`, since this process runs no turn of the bot while
+    /// it claims (it holds the bot's lock). Returns whether anything changed.
+    pub fn settle_own(
+        &mut self,
+        owner: &str,
+        unsettled: &[(MessageId, OwnClaim)],
+        at: &str,
+    ) -> bool {
+        let mut changed = false;
+        for (id, claim) in unsettled {
+            match claim {
+                OwnClaim::Withdraw => {
+                    if let Some(r) = self
+                        .messages
+                        .get_mut(id)
+                        .filter(|r| r.owner == owner && r.state == MessageState::Running)
+                    {
+                        r.withdrawn = true;
+                        changed = true;
+                    }
+                }
+                OwnClaim::Finish(outcome) => {
+                    changed |= self.finish(id, owner, outcome.clone());
+                }
+            }
+        }
+        for record in self.messages.values_mut() {
+            if record.owner == owner && record.state == MessageState::Running {
+                record.state = MessageState::Interrupted;
+                record.ended_at = Some(at.to_owned());
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// What the claims of `session_id` hold for turns `from..to` that the log does not have:
+    /// each turn's saved input (`""` for a number no record holds) and what to note for it.
+    pub fn unlogged_turns(&self, session_id: &str, from: u32, to: u32) -> Vec<(String, String)> {
+        (from..to)
+            .map(|turn| {
+                let record = self
+                    .messages
+                    .values()
+                    .find(|r| r.session_id == session_id && r.turn == turn && !r.withdrawn);
+                let input = record.map(|r| r.input.clone()).unwrap_or_default();
+                let note = match record.and_then(|r| r.error.as_ref()) {
+                    Some(error) => format!("{} ({})", error.message, error.code),
+                    None => {
+                        "This turn did not reach the chat: it ended before it was saved.".to_owned()
+                    }
+                };
+                (input, note)
+            })
+            .collect()
     }
 
     /// Puts the library ids of a message's saved files in its claim (§8.1 step 8). False when
@@ -293,7 +372,7 @@ impl ChatDoc {
         for (id, r) in self
             .messages
             .iter()
-            .filter(|(_, r)| r.session_id == session_id)
+            .filter(|(_, r)| r.session_id == session_id && !r.withdrawn)
         {
             let saved = (!r.files.is_empty() || !r.skills.is_empty()).then(|| SavedInput {
                 input: r.input.clone(),

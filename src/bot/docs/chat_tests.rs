@@ -28,7 +28,7 @@ fn done() -> TurnOutcome {
     TurnOutcome {
         state: MessageState::Done,
         ended_at: "2026-12-01T00:00:05.000Z".into(),
-        stop_reason: Some(StopReason::EndTurn),
+        stop_reason: Some(Ending::Stopped(crate::bot::stream::StopReason::EndTurn)),
         usage: Some(Usage {
             input_tokens: 12,
             output_tokens: 3,
@@ -256,6 +256,7 @@ fn replay_metadata() {
             stop_reason: None,
             usage: None,
             error: None,
+            withdrawn: false,
             extra: BTreeMap::new(),
         },
     );
@@ -277,4 +278,87 @@ fn replay_metadata() {
     // A plain text message carries no saved input (the seed: only with files or skills).
     assert_eq!(metas[&2].saved, None);
     assert_eq!(metas[&2].message_id, "m2");
+}
+
+#[test]
+fn own_claims_are_set_right_before_the_next_claim() {
+    let at = "2026-12-01T00:01:00.000Z";
+    let mut chat = ChatDoc::default();
+    // m1's claim landed after its send gave up; m2's turn ran but its end was not recorded;
+    // m3 was left running by this process; m4 is another process's.
+    for (id, turn, owner) in [
+        ("m1", 1, "p"),
+        ("m2", 1, "p"),
+        ("m3", 1, "p"),
+        ("m4", 1, "q"),
+    ] {
+        let mut c = claim(id, turn, owner);
+        c.session_id = format!("s-{id}");
+        assert!(matches!(
+            chat.claim(c, OtherClaims::Stale),
+            ClaimOutcome::Claimed { .. }
+        ));
+    }
+    // (Claiming with Stale marked the earlier ones interrupted; make them running again.)
+    for record in chat.messages.values_mut() {
+        record.state = MessageState::Running;
+    }
+    let unsettled = vec![
+        (mid("m1"), OwnClaim::Withdraw),
+        (mid("m2"), OwnClaim::Finish(done())),
+    ];
+    assert!(chat.settle_own("p", &unsettled, at));
+    let state = |id: &str| {
+        let r = &chat.messages[&mid(id)];
+        (r.state, r.withdrawn)
+    };
+    assert_eq!(state("m1"), (MessageState::Interrupted, true));
+    assert_eq!(state("m2"), (MessageState::Done, false));
+    assert_eq!(state("m3"), (MessageState::Interrupted, false));
+    assert_eq!(state("m4"), (MessageState::Running, false));
+    // A withdrawn message is no duplicate, holds no turn, and is claimed again in place.
+    assert_eq!(chat.sent(&mid("m1")), None);
+    assert_eq!(chat.last_turn("s-m1"), 0);
+    assert!(chat.turn_metas("s-m1", |_| None).is_empty());
+    let mut again = claim("m1", 1, "p");
+    again.session_id = "s-m1".into();
+    assert!(matches!(
+        chat.claim(again, OtherClaims::Stale),
+        ClaimOutcome::Claimed { .. }
+    ));
+    assert!(!chat.messages[&mid("m1")].withdrawn);
+    // Nothing left to set right: no change.
+    let mut quiet = chat.clone();
+    for record in quiet.messages.values_mut() {
+        record.state = MessageState::Done;
+    }
+    assert!(!quiet.settle_own("p", &[], at));
+}
+
+#[test]
+fn turns_the_log_lacks_come_with_their_input_and_error() {
+    let mut chat = ChatDoc::default();
+    chat.claim(claim("m1", 2, "p"), OtherClaims::Live);
+    let mut outcome = done();
+    outcome.state = MessageState::Interrupted;
+    outcome.error = Some(LineError {
+        status: 500,
+        code: "FXBOT_STORE_FAILED".into(),
+        cause: None,
+        message: "store.commit(blob/x) failed: quota".into(),
+    });
+    chat.finish(&mid("m1"), "p", outcome);
+    assert_eq!(
+        chat.unlogged_turns("s1", 2, 4),
+        vec![
+            (
+                "input of m1".to_owned(),
+                "store.commit(blob/x) failed: quota (FXBOT_STORE_FAILED)".to_owned()
+            ),
+            (
+                String::new(),
+                "This turn did not reach the chat: it ended before it was saved.".to_owned()
+            ),
+        ]
+    );
 }

@@ -192,9 +192,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     fn checked_update(doc: &mut BotDoc, patch: &FieldsPatch, busy: bool) -> Result<(), FxbotError> {
         let updated = doc.update(patch)?;
         if updated.changed.provider && busy {
-            return Err(FxbotError::Busy {
-                running: "the running turn".to_owned(),
-            });
+            return Err(FxbotError::Busy { running: None });
         }
         if updated.needs_handoff {
             return Err(FxbotError::Invalid {

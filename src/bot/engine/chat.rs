@@ -1,22 +1,29 @@
-//! `chat.send` and `chat.stop` (fxbot DESIGN §8.1): the checks, the `messageId` claim, the
-//! chat's fx session, the files saved to the library, and the turn itself over the AI Gateway
-//! protocol with the bot tools; its updates go to the bot's live journal.
+//! `chat.send` and `chat.stop` (fxbot DESIGN §8.1): the checks, the `messageId` claim (its
+//! compare-and-set and the chat's session are `claim.rs`), the files saved to the library, and
+//! the turn itself, which the engine's
+//! [`crate::agent::Agent`] runs from the bot's [`TurnPlan`] (the AI Gateway protocol, the bot
+//! tools, the bot's instructions and provider credential); its updates go to the bot's live
+//! journal.
+//!
+//! The chat's session is opened through the agent for each turn and let go after it, so a turn
+//! left unfinished (a closed page) is settled as the agent settles one. A claim or record this
+//! process could not store is set right by the bot's next claim ([`OwnClaim`]), so one failed
+//! write never leaves the bot answering 409.
 
 use serde_json::Value;
 
 use crate::agent::context::ContextPolicy;
-use crate::agent::modes::Mode;
+use crate::agent::front::Loaded;
 use crate::agent::prompt::{Prompt, PromptImage};
 use crate::agent::protocol::AiGateway;
-use crate::agent::session::{LiveSession, SessionError};
-use crate::agent::turn::{run_turn, TurnSettings, DEFAULT_STEP_LIMIT};
-use crate::caps::{Cancel, DocStore, Host, WithUi};
-use crate::log::types::{Preferences, Provider};
+use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
+use crate::caps::acp::{StopReason, Usage};
+use crate::caps::{DocStore, Host};
 use crate::log::view::TurnView;
 
 use super::super::docs::bot::BotDoc;
 use super::super::docs::chat::{
-    ChatDoc, Claim, ClaimOutcome, MessageState, OtherClaims, Sent, TurnOutcome,
+    ChatDoc, Claim, ClaimOutcome, MessageState, OwnClaim, Sent, TurnOutcome,
 };
 use super::super::docs::keys;
 use super::super::error::{Entity, FxbotError};
@@ -24,24 +31,69 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
-use super::super::store::{self, load, Step};
-use super::super::stream::{SavedFile, StopReason, TurnStart, Usage};
+use super::super::store::{self, load};
+use super::super::stream::{Ending, SavedFile, TurnStart};
 use super::super::tools::BotTools;
-use super::super::upload::{check_message, message_id, FileKind};
-use super::ui::{prompt_text, BotUi, LockGuard};
-use super::{not_found, Fxbot, Running};
+use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
+use super::claim::CLAIM_ROUNDS;
+use super::ui::{prompt_text, LockGuard};
+use super::{not_found, Fxbot};
+
+/// A message as `chat.send` takes it: its `messageId`, and the rest checked (or why it was
+/// refused: reported after the duplicate check, so a retry of a sent message still reaches its
+/// turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub message_id: MessageId,
+    pub message: Result<CheckedMessage, MessageError>,
+}
+
+impl Outgoing {
+    /// The message a caller passed (`{ text?, messageId, files? }`).
+    ///
+    /// # Errors
+    /// 400 for a missing or malformed `messageId`.
+    pub fn from_json(message: &Value) -> Result<Self, FxbotError> {
+        Ok(Outgoing {
+            message_id: message_id(message)?,
+            message: check_message(message),
+        })
+    }
+}
+
+/// How a bot's turns reach the model: its model id and its provider's credential.
+struct Route {
+    model: String,
+    token: Option<String>,
+    team: Option<String>,
+}
+
+/// What the claim of a message gave.
+enum ClaimedTurn {
+    /// The message's turn, to run.
+    Run(Sent),
+    /// The message was claimed before: its turn, and nothing runs.
+    Duplicate(Sent),
+}
+
+/// A step of `send` that failed: before its claim was stored, or after (the claim is then
+/// marked interrupted with the error).
+enum SendFailure {
+    Unclaimed(FxbotError),
+    Claimed(FxbotError),
+}
 
 /// A turn `send` claimed and prepared; [`Fxbot::run`] runs it.
 pub struct PendingTurn {
     bot: BotId,
     message_id: MessageId,
-    session: LiveSession,
-    turn: u32,
-    prompt: Prompt,
+    session_id: String,
+    turn_id: u32,
+    /// What the model sees as the user's text.
+    text: String,
+    images: Vec<PromptImage>,
     system: String,
-    token: Option<String>,
-    team: Option<String>,
-    cancel: Cancel,
+    route: Route,
 }
 
 impl std::fmt::Debug for PendingTurn {
@@ -49,132 +101,237 @@ impl std::fmt::Debug for PendingTurn {
         f.debug_struct("PendingTurn")
             .field("bot", &self.bot)
             .field("message_id", &self.message_id)
-            .field("turn", &self.turn)
+            .field("session_id", &self.session_id)
             .finish_non_exhaustive()
     }
 }
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// `chat.send(botId, message)`: resolves once the turn has started (or with the earlier
-    /// turn of the same `messageId`, `duplicate: true`); the turn is [`PendingTurn`], which the
-    /// caller runs with [`Fxbot::run`].
+    /// turn of the same `messageId`, `duplicate: true`, also when that one is still being
+    /// sent from this process); the turn is [`PendingTurn`], which the caller runs with
+    /// [`Fxbot::run`].
     ///
     /// # Errors
     /// 400 for the id, the message, no provider or no model; 404 for an unknown bot; 409 while
-    /// another message's turn runs for this bot (in this process or, by its claim, another).
+    /// another message's turn runs for this bot (in this process or, by its claim, another);
+    /// 500 when a store fails.
     pub async fn send(
         &self,
         bot: &str,
-        message: &Value,
+        message: Outgoing,
     ) -> Result<(Sent, Option<PendingTurn>), FxbotError> {
         self.check_open()?;
         let id = BotId::parse(bot)?;
-        let message_id = message_id(message)?;
+        let Outgoing {
+            message_id,
+            message,
+        } = message;
         let bot_doc = self.bot_doc(&id).await?.doc;
         let chat = load::<ChatDoc, D>(&self.docs, &keys::chat(&id)).await?;
         if let Some(sent) = chat.as_ref().and_then(|c| c.doc.sent(&message_id)) {
-            return Ok((sent, None));
-        }
-        let checked = check_message(message)?;
-        let (model, token, team) = self.route(&bot_doc).await?;
-        // The in-process lock, taken before the first await that follows.
-        let cancel = Cancel::new();
-        {
-            let mut state = self.state.borrow_mut();
-            if let Some(running) = state.running.get(&id) {
-                return Err(FxbotError::Busy {
-                    running: running
-                        .message_id
-                        .as_ref()
-                        .map_or_else(|| "another message".to_owned(), ToString::to_string),
-                });
+            if !self.is_withdrawn(&id, &message_id) {
+                return Ok((sent, None));
             }
-            state.running.insert(
-                id.clone(),
-                Running {
-                    message_id: Some(message_id.clone()),
-                    cancel: cancel.clone(),
-                },
-            );
         }
+        let checked = message?;
+        let route = self.route(&bot_doc).await?;
+        // The in-process lock. While the same message is being sent here (a double click), its
+        // answer is ours; if that send fails, this one tries itself.
+        let turn_id = loop {
+            match self.lock(&id, &message_id)? {
+                Some(turn_id) => break turn_id,
+                None => {
+                    if let Some(joined) = self.join(&id, &message_id) {
+                        if let Some(sent) = joined.await {
+                            return Ok((sent, None));
+                        }
+                    }
+                }
+            }
+        };
         let mut guard = LockGuard {
             state: &self.state,
             bot: id.clone(),
             armed: true,
         };
-        let session = self.chat_session(&id, &bot_doc, &model).await?;
-        let turn = u32::try_from(session.state().history.len() + 1).unwrap_or(u32::MAX);
-        let at = self.now();
-        let claim = Claim {
-            message_id: message_id.clone(),
-            session_id: session.id().to_owned(),
-            turn,
-            input: checked.text.clone(),
-            skills: Vec::new(),
-            at: at.clone(),
-            owner: self.config.owner.clone(),
-        };
-        let outcome = store::update::<ChatDoc, D, ClaimOutcome>(
-            &self.docs,
-            &keys::chat(&id),
-            || Some(ChatDoc::default()),
-            |doc| {
-                let doc = doc.ok_or_else(|| FxbotError::Internal {
-                    message: "no chat document".to_owned(),
-                })?;
-                Ok(match doc.claim(claim.clone(), OtherClaims::Live) {
-                    claimed @ ClaimOutcome::Claimed { .. } => Step::Write(claimed),
-                    other => Step::Keep(other),
-                })
-            },
-        )
-        .await?;
-        let sent = match outcome {
-            ClaimOutcome::Claimed { sent, .. } => sent,
-            ClaimOutcome::Duplicate(sent) => return Ok((sent, None)),
-            ClaimOutcome::Busy { running } => {
-                return Err(FxbotError::Busy {
-                    running: running.to_string(),
-                })
-            }
-            ClaimOutcome::TurnTaken { .. } => {
-                return Err(FxbotError::Busy {
-                    running: "a turn another process claimed and has not saved yet".to_owned(),
-                })
-            }
-        };
         let result = self
-            .start_turn(&id, &message_id, &checked, session, turn, &at, &bot_doc)
+            .claim_and_start(&id, &message_id, &checked, &bot_doc, route, turn_id)
             .await;
-        let (session, prompt, system) = match result {
-            Ok(started) => started,
-            Err(error) => {
-                self.settle_failed(&id, &message_id, &error).await;
-                return Err(error);
-            }
+        let joiners = {
+            let mut state = self.state.borrow_mut();
+            state
+                .running
+                .get_mut(&id)
+                .map(|running| {
+                    if let Ok((sent, _)) = &result {
+                        running.sent = Some(Sent {
+                            duplicate: true,
+                            ..sent.clone()
+                        });
+                    }
+                    std::mem::take(&mut running.joiners)
+                })
+                .unwrap_or_default()
         };
-        guard.armed = false;
-        Ok((
-            sent,
-            Some(PendingTurn {
-                bot: id,
-                message_id,
-                session,
+        for joiner in joiners {
+            let answer = result.as_ref().ok().map(|(sent, _)| Sent {
+                duplicate: true,
+                ..sent.clone()
+            });
+            let _ = joiner.send(answer);
+        }
+        match result {
+            Ok((sent, Some(pending))) => {
+                guard.armed = false;
+                Ok((sent, Some(pending)))
+            }
+            Ok((sent, None)) => {
+                self.agent.unregister_turn(turn_id);
+                Ok((sent, None))
+            }
+            Err(error) => {
+                self.agent.unregister_turn(turn_id);
+                Err(error)
+            }
+        }
+    }
+
+    /// Steps 6–10 of `send` under the in-process lock: the session, the claim, the files, the
+    /// journal's `turn_start`. A step after the claim that fails marks the claim interrupted.
+    async fn claim_and_start(
+        &self,
+        id: &BotId,
+        message_id: &MessageId,
+        checked: &CheckedMessage,
+        bot: &BotDoc,
+        route: Route,
+        turn_id: u32,
+    ) -> Result<(Sent, Option<PendingTurn>), FxbotError> {
+        let (mut loaded, opened_as) = self.chat_session(bot, &route.model).await?;
+        let at = self.now();
+        let claimed = self
+            .claim_turn(id, message_id, checked, &mut loaded, &opened_as, &at)
+            .await;
+        let started = match claimed {
+            Ok(ClaimedTurn::Duplicate(sent)) => {
+                self.agent.release_session(&loaded.session_id);
+                return Ok((sent, None));
+            }
+            Ok(ClaimedTurn::Run(sent)) => self
+                .start_turn(
+                    id,
+                    message_id,
+                    checked,
+                    &loaded.session_id,
+                    sent.turn,
+                    &at,
+                    bot,
+                )
+                .await
+                .map(|started| (sent, started))
+                .map_err(SendFailure::Claimed),
+            Err(failure) => Err(failure),
+        };
+        match started {
+            Ok((sent, (text, images, system))) => {
+                self.state
+                    .borrow_mut()
+                    .turn_bots
+                    .push((turn_id, id.clone()));
+                let pending = PendingTurn {
+                    bot: id.clone(),
+                    message_id: message_id.clone(),
+                    session_id: loaded.session_id,
+                    turn_id,
+                    text,
+                    images,
+                    system,
+                    route,
+                };
+                Ok((sent, Some(pending)))
+            }
+            Err(failure) => {
+                self.agent.release_session(&loaded.session_id);
+                Err(match failure {
+                    SendFailure::Unclaimed(error) => error,
+                    SendFailure::Claimed(error) => {
+                        self.settle_failed(id, message_id, &error).await;
+                        error
+                    }
+                })
+            }
+        }
+    }
+
+    /// The claim of the message for the session's next turn, by rounds: claimed turns the log
+    /// lacks (a send or a save that failed) are settled into it first, as interrupted turns,
+    /// and a turn a closed page left unfinished once the claim is ours.
+    async fn claim_turn(
+        &self,
+        id: &BotId,
+        message_id: &MessageId,
+        checked: &CheckedMessage,
+        loaded: &mut Loaded,
+        opened_as: &str,
+        at: &str,
+    ) -> Result<ClaimedTurn, SendFailure> {
+        let mut rounds = 0;
+        let mut claimed_sent = None;
+        loop {
+            rounds += 1;
+            let turn = u32::try_from(loaded.turns + 1 + usize::from(loaded.unfinished))
+                .unwrap_or(u32::MAX);
+            let claim = Claim {
+                message_id: message_id.clone(),
+                session_id: loaded.session_id.clone(),
                 turn,
-                prompt,
-                system,
-                token,
-                team,
-                cancel,
-            }),
-        ))
+                input: checked.text.clone(),
+                skills: Vec::new(),
+                at: at.to_owned(),
+                owner: self.config.owner.clone(),
+            };
+            let renamed = (opened_as != loaded.session_id).then_some(opened_as);
+            let claimed = match self.claim(id, claim, renamed).await {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    // The write may land after its deadline: take it back next time.
+                    self.unsettle(id, message_id, OwnClaim::Withdraw);
+                    return Err(SendFailure::Unclaimed(error));
+                }
+            };
+            let unlogged = match claimed.outcome {
+                ClaimOutcome::Claimed { sent, .. } if !loaded.unfinished => {
+                    return Ok(ClaimedTurn::Run(sent))
+                }
+                // The turn a closed page left running was this process's: settle it now.
+                ClaimOutcome::Claimed { sent, .. } => {
+                    claimed_sent = Some(sent);
+                    Vec::new()
+                }
+                ClaimOutcome::Duplicate(sent) => return Ok(ClaimedTurn::Duplicate(sent)),
+                ClaimOutcome::Busy { running } => {
+                    return Err(SendFailure::Unclaimed(FxbotError::Busy {
+                        running: Some(running.to_string()),
+                    }))
+                }
+                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => claimed.unlogged,
+                ClaimOutcome::TurnTaken { .. } => {
+                    return Err(SendFailure::Unclaimed(FxbotError::Busy { running: None }))
+                }
+            };
+            let settled = self.settle_chat(loaded, unlogged).await;
+            match (settled, claimed_sent.take()) {
+                (Ok(()), Some(sent)) => return Ok(ClaimedTurn::Run(sent)),
+                (Ok(()), None) => {}
+                (Err(error), Some(_)) => return Err(SendFailure::Claimed(error)),
+                (Err(error), None) => return Err(SendFailure::Unclaimed(error)),
+            }
+        }
     }
 
     /// The model and credential of a bot's turn.
-    async fn route(
-        &self,
-        bot: &BotDoc,
-    ) -> Result<(String, Option<String>, Option<String>), FxbotError> {
+    async fn route(&self, bot: &BotDoc) -> Result<Route, FxbotError> {
         let Some(provider_id) = &bot.fields.provider else {
             return Err(FxbotError::NoProvider);
         };
@@ -190,76 +347,33 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             return Err(FxbotError::NoModel);
         }
         let token = self.credential(provider_id, &provider).await?;
-        Ok((model, token, provider.team_id))
-    }
-
-    /// The bot's chat session: its current one, or a new one (not stored until its first turn
-    /// ends).
-    async fn chat_session(
-        &self,
-        id: &BotId,
-        bot: &BotDoc,
-        model: &str,
-    ) -> Result<LiveSession, FxbotError> {
-        let session_error = |e: SessionError| FxbotError::session(bot.session_id.as_deref(), e);
-        if let Some(session_id) = &bot.session_id {
-            match LiveSession::open(&self.host, session_id, Mode::Ask).await {
-                Ok(mut session) => {
-                    // A new model for the bot (or its provider's default) goes on in the same
-                    // chat, as a preferences change in the log.
-                    if session.state().preferences.model != model {
-                        let change = crate::log::event::PreferencesChange {
-                            provider: None,
-                            model: Some(model.to_owned()),
-                            effort: None,
-                            fast_mode: None,
-                        };
-                        session
-                            .change_preferences(&self.host, change)
-                            .map_err(session_error)?;
-                    }
-                    return Ok(session);
-                }
-                Err(SessionError::NotFound(_)) => {}
-                Err(other) => return Err(session_error(other)),
-            }
-        }
-        let preferences = Preferences {
-            model: model.to_owned(),
-            effort: "auto".to_owned(),
-            fast_mode: false,
-            provider: Provider::Gateway,
-        };
-        LiveSession::create(&self.host, &format!("/fxbot/{id}"), preferences, Mode::Ask)
-            .map_err(session_error)
+        Ok(Route {
+            model,
+            token,
+            team: provider.team_id,
+        })
     }
 
     /// After the claim: the bot's `sessionId`, the files in the library, the journal's
-    /// `turn_start`.
+    /// `turn_start`. Returns the user's text as the model sees it, the images and the system
+    /// prompt.
     #[allow(clippy::too_many_arguments)]
     async fn start_turn(
         &self,
         id: &BotId,
         message_id: &MessageId,
-        checked: &super::super::upload::CheckedMessage,
-        session: LiveSession,
+        checked: &CheckedMessage,
+        session_id: &str,
         turn: u32,
         at: &str,
         bot: &BotDoc,
-    ) -> Result<(LiveSession, Prompt, String), FxbotError> {
-        let session_id = session.id().to_owned();
-        if bot.session_id.as_deref() != Some(session_id.as_str()) {
-            let sid = session_id.clone();
-            store::update::<BotDoc, D, ()>(
-                &self.docs,
-                &keys::bot(id),
-                || None,
-                |doc| {
-                    let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
-                    doc.session_id = Some(sid.clone());
-                    Ok(Step::Write(()))
-                },
-            )
+    ) -> Result<(String, Vec<PromptImage>, String), FxbotError> {
+        if bot.session_id.as_deref() != Some(session_id) {
+            self.update_bot(id, &mut |doc| {
+                let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
+                doc.session_id = Some(session_id.to_owned());
+                Ok(())
+            })
             .await?;
         }
         let mut saved = Vec::new();
@@ -274,7 +388,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 &file.bytes,
                 Origin {
                     bot_id: Some(id.to_string()),
-                    session_id: Some(session_id.clone()),
+                    session_id: Some(session_id.to_owned()),
                     message_id: Some(message_id.to_string()),
                 },
                 &[],
@@ -304,7 +418,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
         if !ids.is_empty() {
             let owner = self.config.owner.clone();
-            self.update_chat(id, |doc| {
+            self.update_chat(id, &mut |doc| {
                 doc.attach_files(message_id, &owner, ids.clone());
             })
             .await?;
@@ -313,7 +427,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let has_files = !saved.is_empty();
         let start = TurnStart {
             cursor: super::super::cursor::Cursor::START,
-            session_id,
+            session_id: session_id.to_owned(),
             turn,
             message_id: message_id.to_string(),
             at: at.to_owned(),
@@ -332,82 +446,37 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             &bot.fields.instructions,
             bot.handoff.as_deref(),
         );
-        Ok((session, Prompt { text, images }, system))
+        Ok((text, images, system))
     }
 
-    /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).
-    async fn update_chat(
-        &self,
-        bot: &BotId,
-        mut change: impl FnMut(&mut ChatDoc),
-    ) -> Result<(), FxbotError> {
-        store::update::<ChatDoc, D, ()>(
-            &self.docs,
-            &keys::chat(bot),
-            || None,
-            |doc| {
-                if let Some(doc) = doc {
-                    change(doc);
-                }
-                Ok(Step::Write(()))
-            },
-        )
-        .await
-    }
-
-    /// Marks a claimed message interrupted with `error` (its turn never ran).
-    async fn settle_failed(&self, id: &BotId, message_id: &MessageId, error: &FxbotError) {
-        let outcome = TurnOutcome {
-            state: MessageState::Interrupted,
-            ended_at: self.now(),
-            stop_reason: Some(StopReason::Error),
-            usage: None,
-            error: Some(error.to_line_error()),
-        };
-        let owner = self.config.owner.clone();
-        let _ = self
-            .update_chat(id, |doc| {
-                doc.finish(message_id, &owner, outcome.clone());
-            })
-            .await;
-    }
-
-    /// Runs a turn `send` prepared, to its end: the journal gets its lines and `turn_end`, the
-    /// claim its outcome, the bot its preview.
+    /// Runs a turn `send` prepared, to its end, through the agent: the journal gets its lines
+    /// and `turn_end`, the claim its outcome, the bot its preview.
     pub async fn run(&self, pending: PendingTurn) {
         let PendingTurn {
             bot,
             message_id,
-            mut session,
-            turn,
-            prompt,
+            session_id,
+            turn_id,
+            text,
+            images,
             system,
-            token,
-            team,
-            cancel,
+            route,
         } = pending;
-        let old_session = session.id().to_owned();
-        let ui_host = WithUi {
-            host: self.host.clone(),
-            ui: BotUi {
-                state: &self.state,
-                bot: bot.clone(),
-            },
-        };
         let tools = BotTools {
             sessions: &self.host,
             docs: &self.docs,
             bot: &bot,
-            session_id: &old_session,
+            session_id: &session_id,
         };
         let protocol = AiGateway {
             endpoint: &self.config.endpoint,
         };
-        let settings = TurnSettings {
+        let plan = TurnPlan {
             protocol: &protocol,
+            tools: &tools,
             system_prompt: &system,
-            token: token.as_deref(),
-            team: team.as_deref(),
+            token: route.token.as_deref(),
+            team: route.team.as_deref(),
             reauth: None,
             model_info: None,
             workspace: None,
@@ -415,93 +484,86 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             step_limit: DEFAULT_STEP_LIMIT,
             model_idle_timeout_ms: self.config.model_idle_timeout_ms,
         };
-        let turn_future: std::pin::Pin<Box<dyn std::future::Future<Output = _> + '_>> =
-            Box::pin(run_turn(
-                &ui_host,
-                &tools,
-                &cancel,
-                &mut session,
-                &settings,
-                turn,
-                prompt,
-            ));
-        let result = turn_future.await;
-        let (stop, usage, error, forked) = match result {
+        // The images are staged on the session right before the turn takes them.
+        let prompt = self.agent.change_session(&session_id, |session, _| {
+            Ok(Prompt {
+                text,
+                images: session.stage_images(images)?,
+            })
+        });
+        let result = match prompt {
+            Ok(prompt) => {
+                self.agent
+                    .run_plan(&session_id, turn_id, prompt, &plan)
+                    .await
+            }
+            Err(error) => Err(error),
+        };
+        let (ending, usage, error, now) = match result {
             Ok(end) => (
-                StopReason::from_agent(end.stop_reason),
-                Usage {
-                    input_tokens: end.usage.input_tokens,
-                    output_tokens: end.usage.output_tokens,
-                },
+                Ending::Stopped(end.stop_reason),
+                end.usage,
                 None,
-                end.forked_from.is_some(),
+                end.session_id,
             ),
             Err(error) => {
-                let line = super::super::stream::LineError {
-                    status: 502,
-                    code: super::super::error::Code::ProviderFailed
-                        .as_str()
-                        .to_owned(),
-                    message: error.to_string(),
-                };
-                (StopReason::Error, Usage::default(), Some(line), false)
+                let line = FxbotError::from(error).to_line_error();
+                let now = self.followed(&session_id);
+                (Ending::Error, Usage::default(), Some(line), now)
             }
         };
-        let stop = if cancel.is_cancelled() && error.is_none() {
-            StopReason::Cancelled
-        } else {
-            stop
+        let state = match ending {
+            Ending::Stopped(StopReason::EndTurn | StopReason::MaxTokens) => MessageState::Done,
+            Ending::Stopped(_) | Ending::Error => MessageState::Interrupted,
         };
-        let state = if stop == StopReason::EndTurn || stop == StopReason::MaxTokens {
-            MessageState::Done
-        } else {
-            MessageState::Interrupted
-        };
-        let new_session = session.id().to_owned();
-        let reply = match session.log().view().turns.last() {
-            Some(TurnView::Assistant(t)) => t.assistant.clone(),
-            Some(TurnView::Interrupted(t)) => t.assistant.clone().unwrap_or_default(),
-            _ => String::new(),
-        };
+        let reply = self
+            .agent
+            .change_session(&now, |session, _| {
+                Ok(match session.log().view().turns.last() {
+                    Some(TurnView::Assistant(t)) => t.assistant.clone(),
+                    Some(TurnView::Interrupted(t)) => t.assistant.clone().unwrap_or_default(),
+                    _ => String::new(),
+                })
+            })
+            .unwrap_or_default();
+        // The saved session becomes the stream's kept replay; one the store does not hold whole
+        // stays with the agent (the next send saves it), and the next stream reads the store.
+        let saved = self.agent.release_session(&now);
+        let forked = now != session_id;
         let outcome = TurnOutcome {
             state,
             ended_at: self.now(),
-            stop_reason: Some(stop),
+            stop_reason: Some(ending),
             usage: Some(usage),
             error: error.clone(),
         };
-        let owner = self.config.owner.clone();
-        let _ = self
-            .update_chat(&bot, |doc| {
-                doc.finish(&message_id, &owner, outcome.clone());
-                if forked {
-                    doc.rename_session(&old_session, &new_session);
-                }
-            })
-            .await;
+        let renamed = forked.then_some((session_id.as_str(), now.as_str()));
+        self.finish_claim(&bot, &message_id, outcome, renamed).await;
         let at = self.now();
-        let _ = store::update::<BotDoc, D, ()>(
-            &self.docs,
-            &keys::bot(&bot),
-            || None,
-            |doc| {
+        let _ = self
+            .update_bot(&bot, &mut |doc| {
                 if let Some(doc) = doc {
                     doc.record_reply(&reply, &at);
                     if forked {
-                        doc.session_id = Some(new_session.clone());
+                        doc.session_id = Some(now.clone());
                     }
                 }
-                Ok(Step::Write(()))
-            },
-        )
-        .await;
-        self.keep_saved_turn(&bot, &session).await;
+                Ok(())
+            })
+            .await;
+        match saved {
+            Some(session) => self.keep_saved_turn(&bot, &session).await,
+            None => {
+                self.state.borrow_mut().kept.remove(&bot);
+            }
+        }
         {
             let mut state = self.state.borrow_mut();
             if let Some(journal) = state.journals.get_mut(&bot) {
-                journal.end(stop, usage, error);
+                journal.end(ending, usage, error);
             }
             state.running.remove(&bot);
+            state.turn_bots.retain(|(t, _)| *t != turn_id);
         }
         self.notify();
     }

@@ -5,7 +5,8 @@
 //! - this file: the engine, its state and its waiters;
 //! - [`bots`]: the `bots.*` calls and the pins;
 //! - [`providers`]: the `settings.*` and `providers.*` calls;
-//! - [`chat`]: `chat.send` (checks, the idempotency claim, files, the turn) and `chat.stop`;
+//! - [`chat`]: `chat.send` (checks, files, the turn through the engine's agent) and `chat.stop`;
+//! - `claim`: the `messageId` claim, this process's claims set right, the chat's session;
 //! - [`stream`]: `chat.stream`'s batches and waits, `release` and `close`;
 //! - [`library`]: the `library.*` calls.
 //! - [`signin`]: the `signIns.*` calls (a Vercel account).
@@ -16,6 +17,7 @@
 
 pub mod bots;
 pub mod chat;
+mod claim;
 pub mod library;
 pub mod providers;
 pub mod signin;
@@ -24,14 +26,17 @@ mod ui;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use futures::channel::oneshot;
 
 use crate::agent::time::rfc3339_ms;
+use crate::agent::{Agent, AgentConfig};
 use crate::auth::AuthConfig;
-use crate::caps::{Cancel, DocStore, Host};
+use crate::caps::{Cancel, DocStore, Host, WithUi};
 use crate::gateway::ChatEndpoint;
 
+use super::docs::chat::{OwnClaim, Sent};
 use super::error::{Entity, FxbotError};
 use super::ids::{BotId, MessageId};
 use super::journal::Journal;
@@ -58,10 +63,15 @@ pub fn default_library_url(id: &str) -> String {
     format!("/api/library/{id}/file")
 }
 
-/// A turn running in this process.
+/// A turn running in this process (from its `send` on: the in-process lock).
 struct Running {
     message_id: Option<MessageId>,
     cancel: Cancel,
+    /// The turn's `Sent` once its claim is stored (a second `send` of the message gets it).
+    sent: Option<Sent>,
+    /// Second `send`s of the same message that came before the claim was stored (`None`: the
+    /// first one failed).
+    joiners: Vec<oneshot::Sender<Option<Sent>>>,
 }
 
 /// Who waits in this process: stream consumers by bot (a line of one bot's turn wakes that
@@ -111,6 +121,16 @@ impl Waiters {
 struct State {
     closed: bool,
     running: HashMap<BotId, Running>,
+    /// The bot of each turn the agent runs for this engine (its updates go to that journal).
+    /// (A few entries at most: a list is smaller in wasm than another map.)
+    turn_bots: Vec<(u32, BotId)>,
+    /// The last turn id given out.
+    last_turn_id: u32,
+    /// Claims of this process whose stored state is not what happened (a write failed or
+    /// timed out), set right by the next claim of the bot.
+    unsettled: Vec<(BotId, MessageId, OwnClaim)>,
+    /// Sessions that continued as forks (`from`, `to`), as the agent reported them.
+    forks: Vec<(String, String)>,
     journals: HashMap<BotId, Journal>,
     /// The replay of each bot's current chat, kept between stream calls (§8.4).
     kept: HashMap<BotId, KeptReplay>,
@@ -130,12 +150,14 @@ impl State {
     }
 }
 
-/// The engine.
+/// The engine. Its turns run through the [`Agent`], over the host with the bots' UI
+/// ([`ui::BotUi`]: updates go to the bot's live journal).
 pub struct Fxbot<H: Host + Clone, D: DocStore> {
     host: H,
     docs: D,
     config: EngineConfig,
-    state: RefCell<State>,
+    state: Rc<RefCell<State>>,
+    agent: Agent<WithUi<H, ui::BotUi<H>>>,
 }
 
 fn not_found(what: Entity, id: &impl ToString) -> FxbotError {
@@ -147,11 +169,23 @@ fn not_found(what: Entity, id: &impl ToString) -> FxbotError {
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub fn new(host: H, docs: D, config: EngineConfig) -> Self {
+        let state = Rc::new(RefCell::new(State::default()));
+        let agent = Agent::new(
+            WithUi {
+                host: host.clone(),
+                ui: ui::BotUi {
+                    state: state.clone(),
+                    events: host.clone(),
+                },
+            },
+            AgentConfig::for_plans(config.endpoint.clone()),
+        );
         Fxbot {
             host,
             docs,
             config,
-            state: RefCell::new(State::default()),
+            state,
+            agent,
         }
     }
 

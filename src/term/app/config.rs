@@ -4,8 +4,8 @@
 
 use crate::agent::modes::Mode;
 
-use super::session::Effort;
 use super::{App, Effect};
+use crate::gateway::Effort;
 
 impl App {
     /// Sets the session's model and mode (after start, restore or a config change).
@@ -121,7 +121,7 @@ impl App {
 
     /// The driver applied a reasoning effort.
     pub(crate) fn on_effort_applied(&mut self, effort: &str) {
-        self.session.effort = Effort::parse(effort);
+        self.session.effort = Effort::parse(effort).unwrap_or_default();
         self.notice(&format!("Effort: {effort}"));
     }
 

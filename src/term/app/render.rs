@@ -168,7 +168,7 @@ impl App {
         }
         parts.push(self.permission().permission_mode().to_owned());
         parts.push(model_label(&self.session.model));
-        if let super::session::Effort::Level(level) = &self.session.effort {
+        if let crate::gateway::Effort::Named(level) = &self.session.effort {
             parts.push(level.clone());
         }
         let mut text = parts.join(" · ");

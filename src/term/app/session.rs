@@ -2,32 +2,7 @@
 //! changes under way (a session switch, a config change, a mode switch held until a turn ends).
 
 use crate::agent::modes::Mode;
-
-/// A reasoning effort: `auto` (the model's default) or a level the catalog lists.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Effort {
-    #[default]
-    Auto,
-    Level(String),
-}
-
-impl Effort {
-    /// The effort named `name` (`auto`, or a level as given).
-    pub fn parse(name: &str) -> Effort {
-        if name == "auto" {
-            Effort::Auto
-        } else {
-            Effort::Level(name.to_owned())
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            Effort::Auto => "auto",
-            Effort::Level(level) => level,
-        }
-    }
-}
+use crate::gateway::Effort;
 
 /// The session on screen and the changes under way. Prompts wait while one is
 /// ([`SessionInfo::is_settling`]).
@@ -93,9 +68,9 @@ mod tests {
 
     #[test]
     fn efforts_and_the_permission_in_effect() {
-        assert_eq!(Effort::parse("auto"), Effort::Auto);
-        assert_eq!(Effort::parse("high"), Effort::Level("high".into()));
-        assert_eq!(Effort::parse("high").as_str(), "high");
+        assert_eq!(Effort::parse("auto"), Some(Effort::Auto));
+        assert_eq!(Effort::parse("high"), Some(Effort::Named("high".into())));
+        assert_eq!(Effort::parse("high").unwrap().as_str(), "high");
         let mut session = SessionInfo::default();
         assert_eq!(session.permission(false), Mode::Ask);
         assert_eq!(session.permission(true), Mode::Code);

@@ -127,7 +127,7 @@ impl App {
             TurnOutcome::Failed(message) => self.show_stopped(Some(message)),
             TurnOutcome::Ended(reason) => {
                 self.close_open();
-                if reason == StopReason::MaxOutputTokens {
+                if reason == StopReason::MaxTokens {
                     self.notice("System: the reply reached the output token limit");
                 }
                 self.push_text(TextKind::Summary, active.summary(self.now));

@@ -1,8 +1,8 @@
 //! The model catalog screen (`/models`), the model picker (`/model`) and, for a model with
 //! reasoning efforts, the effort picker that follows it.
 
+use crate::gateway::Effort;
 use crate::term::app::catalog::{CatalogStatus, ModelCatalog};
-use crate::term::app::session::Effort;
 use crate::term::style::{Style, StyledLine, Tone};
 
 use super::view::{item, row, step, Outcome, ScreenKey, View};

@@ -4,8 +4,8 @@
 use crate::term::style::{Span, Style, StyledLine};
 use crate::term::width::truncate_to_width;
 
+use crate::gateway::Effort;
 use crate::term::app::catalog::ModelCatalog;
-use crate::term::app::session::Effort;
 use crate::term::app::transcript::Transcript;
 
 /// What the screens show besides their own state.

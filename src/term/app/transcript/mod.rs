@@ -93,7 +93,7 @@ impl Transcript {
         id: &str,
         status: ToolStatus,
         text: String,
-        raw_output: Option<&serde_json::Value>,
+        raw_output: Option<&crate::caps::acp::RawOutput>,
     ) {
         let Some(Block::Tools(calls)) = &mut self.open else {
             return;

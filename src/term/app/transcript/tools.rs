@@ -1,6 +1,7 @@
 //! Tool groups: one row per command with how it stands, its first output lines (all of them
 //! in the transcript review), and the tool results they are read from.
 
+use crate::caps::acp::RawOutput;
 use crate::term::sanitize::{expand_tabs, sanitize};
 use crate::term::style::{Style, StyledLine, Tone};
 use crate::term::width::{str_width, truncate_to_width};
@@ -28,20 +29,13 @@ pub enum CallState {
 impl CallState {
     /// The state a finished call's result describes: `completed` ran; a failure is a denial,
     /// a cancelled run, or a failed one. `raw` is the update's `rawOutput` when there is one.
-    pub fn finished(completed: bool, text: &str, raw: Option<&serde_json::Value>) -> Self {
+    pub fn finished(completed: bool, text: &str, raw: Option<&RawOutput>) -> Self {
         let (parsed_code, _) = parse_output(text);
-        let exit_code = raw
-            .and_then(|r| r.get("exitCode"))
-            .and_then(serde_json::Value::as_i64)
-            .and_then(|c| i32::try_from(c).ok())
-            .or(parsed_code);
+        let exit_code = raw.and_then(|r| r.exit_code).or(parsed_code);
         if completed {
             return CallState::Ran { exit_code };
         }
-        let cancelled = raw
-            .and_then(|r| r.get("cancelled"))
-            .and_then(serde_json::Value::as_bool)
-            .unwrap_or_else(|| text.starts_with("command cancelled"));
+        let cancelled = raw.map_or_else(|| text.starts_with("command cancelled"), |r| r.cancelled);
         if cancelled {
             return CallState::Cancelled;
         }

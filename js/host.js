@@ -115,6 +115,18 @@ function sessionList(list, fail) {
   });
 }
 
+/** `[{ key, revision }]` (`list` of the bots' document store), keys as strings. */
+function docList(list, fail) {
+  if (!Array.isArray(list)) fail(`must return an array, not ${kind(list)}`);
+  return list.map((entry, i) => {
+    if (entry === null || typeof entry !== 'object') fail(`returned entry ${i} as ${kind(entry)}, not { key, revision }`);
+    if (typeof entry.key !== 'string') fail(`returned entry ${i} without a string key`);
+    const problem = revisionProblem(entry.revision);
+    if (problem) fail(`returned entry ${i} with ${problem}`);
+    return { key: entry.key, revision: entry.revision };
+  });
+}
+
 function execResult(result, fail) {
   if (!result || typeof result !== 'object') fail('must return { stdout, stderr, exitCode }');
   const { stdout, stderr, exitCode } = result;
@@ -143,6 +155,11 @@ const RESULTS = {
   'oauthSessionStore.load': storedRecord(MAX_OAUTH_RECORD_BYTES),
   'oauthSessionStore.commit': committedRevision,
   'oauthSessionStore.remove': (result) => (result === false || result === 'missing' ? 'missing' : 'deleted'),
+  // The bots' document store (`createFxbot({ store })`): the session store's record rules.
+  'store.load': storedRecord(),
+  'store.commit': committedRevision,
+  'store.list': docList,
+  'store.remove': (result) => (result === false ? 'missing' : 'deleted'),
   'promptHistoryStore.load': (entries, fail) => {
     if (!Array.isArray(entries)) fail(`must return an array of strings, not ${kind(entries)}`);
     const bad = entries.findIndex((entry) => typeof entry !== 'string');
@@ -300,7 +317,7 @@ function makeDeadlines(timeoutMs) {
   };
 }
 
-export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, openUrl, workspace, onPermission, emit, deliver }) {
+export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, sessionStore, configStore, oauthSessionStore, promptHistoryStore, docStore, openUrl, workspace, onPermission, emit, deliver }) {
   const fetchImpl = fetch ?? globalThis.fetch?.bind(globalThis);
   const deadlines = makeDeadlines(adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS);
   // `sessionStore.append` is our extension of the contract: a store without it gets every
@@ -386,6 +403,22 @@ export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, ses
     },
     sessionRemove(id) {
       return bounded('sessionStore', sessionStore, 'remove', [id]);
+    },
+
+    // The bots' document store. A commit's bytes are copied here, at once: the view the core
+    // hands over is into wasm memory, which moves on before an async store reads it.
+    docLoad(key) {
+      return bounded('store', docStore, 'load', [key]);
+    },
+    docCommit(key, bytes, expectedRevision) {
+      return bounded('store', docStore, 'commit', [key, bytes.slice(), expectedRevision ?? undefined]);
+    },
+    docList(prefix) {
+      return bounded('store', docStore, 'list', [prefix]);
+    },
+    docRemove(key, expectedRevision) {
+      const args = expectedRevision === undefined || expectedRevision === null ? [key] : [key, expectedRevision];
+      return bounded('store', docStore, 'remove', args);
     },
 
     configGet(id) {

@@ -179,6 +179,11 @@ export type FxErrorCode =
   | 'FX_OAUTH_SESSION_INVALID'
   /** A login record would be larger than 64 KiB. */
   | 'FX_OAUTH_RECORD_TOO_LARGE'
+  // The bots' document store (`createFxbot({ store })`; the bots' errors are FxbotErrors).
+  /** What a document store throws for a stale `expectedRevision`; the engine retries on it. */
+  | 'FXBOT_STORE_REVISION_CONFLICT'
+  /** The document store threw or answered with the wrong shape. */
+  | 'FXBOT_STORE_FAILED'
   // The terminal's editor.
   /** An edit would make the draft larger than its limit; the edit is not applied. */
   | 'FX_TERM_DRAFT_TOO_LARGE';

@@ -2,7 +2,7 @@
 // and Chromium side by side, every figure a median of at least 5 runs in this one process (the
 // cold figures excepted: there is one first load per process or page).
 //
-// - sizes of fx-core.wasm and fx-term.wasm: raw, gzip -9, brotli (quality 11);
+// - sizes of fx-core.wasm, fx-term.wasm and fx-bot.wasm: raw, gzip -9, brotli (quality 11);
 // - createFxAgent: ready cold (the first one, which compiles fx-core.wasm) and warm, first
 //   update and µs per delta at 5,000 and 50,000 deltas in one read (tests/bench/agent-measure.mjs);
 //   the Vercel AI SDK (`ai` + `@ai-sdk/gateway`, `streamText`) on the same fake fetch and body,
@@ -12,7 +12,9 @@
 //   (tests/bench/session-measure.mjs);
 // - createFxTerminal: interactive cold and warm, keystroke echo, bytes per streamed token at 1 and
 //   8 tokens per network read (tests/bench/terminal-measure.mjs; @xterm/headless in Node, xterm.js
-//   in Chromium).
+//   in Chromium);
+// - createFxbot: one consumer following a 2,000-delta bot reply after 0 and 40 earlier turns, the
+//   time from send to its turn_end and the store calls meanwhile (tests/bench/fxbot-measure.mjs).
 //
 // Usage: node scripts/bench.mjs [--quick]   (--quick: tiny sizes, one run each: a smoke test of
 // the suite, its figures mean nothing). `node scripts/bench.mjs --log` instead prints the session
@@ -42,6 +44,7 @@ const options = quick
       resume: { turns: 20, reps: 1 },
       commit: { sizes: [5, 20], reps: 1 },
       terminal: { tokens: 40, reps: 1, keys: 5 },
+      fxbot: { deltas: 50, earlier: [0, 3], reps: 1, warmups: 0 },
     }
   : {
       agent: { deltas: [5000, 50000], reps: 7, warmups: 2 },
@@ -49,6 +52,7 @@ const options = quick
       resume: { turns: 2000, reps: 7 },
       commit: { sizes: [10, 2000], reps: 7 },
       terminal: { tokens: 5000, reps: 5, keys: 300 },
+      fxbot: { deltas: 2000, earlier: [0, 40], reps: 5, warmups: 1 },
     };
 
 if (process.argv.includes('--log')) {
@@ -59,7 +63,7 @@ if (process.argv.includes('--log')) {
 
 async function sizes() {
   const out = {};
-  for (const name of ['fx-core.wasm', 'fx-term.wasm']) {
+  for (const name of ['fx-core.wasm', 'fx-term.wasm', 'fx-bot.wasm']) {
     const bytes = await readFile(join(root, 'pkg', name));
     out[name] = {
       raw: bytes.length,
@@ -70,19 +74,27 @@ async function sizes() {
   return out;
 }
 
-/** Every figure in one environment (Node, or a page given `fx`, `sdk`, `makeTerminal`, `support`). */
-async function measureHere({ sdk, makeTerminal, support, options }) {
+/**
+ * Every figure in one environment (Node, or a page given `fx`, `sdk`, `makeTerminal`, `support`,
+ * `fxbot`: the fx-wasm/fxbot module of that environment).
+ */
+async function measureHere({ sdk, makeTerminal, support, fxbot, options }) {
   const fx = await import('../pkg/index.js');
   const { runAgentBenchmarks } = await import('../tests/bench/agent-measure.mjs');
   const { runAiSdkBenchmarks } = await import('../tests/bench/ai-sdk-measure.mjs');
   const { runCommitBenchmarks, runResumeBenchmarks } = await import('../tests/bench/session-measure.mjs');
   const { runTerminalBenchmarks } = await import('../tests/bench/terminal-measure.mjs');
+  const { runFxbotBenchmarks } = await import('../tests/bench/fxbot-measure.mjs');
   // The agent first, so its first createFxAgent is the one that loads and compiles fx-core.wasm.
   const agent = await runAgentBenchmarks(options.agent);
   const ai = await runAiSdkBenchmarks(sdk, options.sdk);
   const resume = await runResumeBenchmarks(options.resume);
   const commit = await runCommitBenchmarks(options.commit);
   const terminal = await runTerminalBenchmarks({ fx, makeTerminal, ...support, ...options.terminal });
+  const bots = await runFxbotBenchmarks(
+    { createFxbot: fxbot.createFxbot, memoryFxbotStore: fxbot.memoryFxbotStore, memorySessionStore: fx.memorySessionStore },
+    options.fxbot,
+  );
   // In a browser, the same on IndexedDB, with and without `append`.
   const idb = typeof indexedDB === 'undefined'
     ? null
@@ -91,21 +103,22 @@ async function measureHere({ sdk, makeTerminal, support, options }) {
         append: await runCommitBenchmarks({ ...options.commit, indexedDb: true }),
         whole: await runCommitBenchmarks({ ...options.commit, indexedDb: true, withAppend: false }),
       };
-  return { agent, ai, resume, commit, terminal, idb };
+  return { agent, ai, resume, commit, terminal, bots, idb };
 }
 
 async function inNode() {
   // Node loads its fetch implementation (Headers, Response) lazily on first use, 100+ ms that
   // every fetch user pays once; keep it out of both agents' figures.
   new Response(new Headers().get('x'));
-  const [{ streamText }, { createGateway }, support] = await Promise.all([
+  const [{ streamText }, { createGateway }, support, fxbot] = await Promise.all([
     import('ai'),
     import('@ai-sdk/gateway'),
     import('../tests/node/agent-support.mjs'),
+    import('../pkg/fxbot/node.js'),
   ]);
   const { Terminal } = xtermHeadless;
   const makeTerminal = (cols, rows) => new Terminal({ cols, rows, allowProposedApi: true, scrollback: 10000 });
-  return measureHere({ sdk: { streamText, createGateway }, makeTerminal, support: { fakeFetch: support.fakeFetch, sse: support.sse }, options });
+  return measureHere({ sdk: { streamText, createGateway }, makeTerminal, support: { fakeFetch: support.fakeFetch, sse: support.sse }, fxbot, options });
 }
 
 /** The AI SDK bundled for the page, where bare imports do not resolve. */
@@ -132,6 +145,7 @@ async function inChromium() {
         const measureHere = (0, eval)(`(${source})`);
         const sdk = await import('/tests/bench/generated/ai-sdk.mjs');
         const support = await import('/tests/node/agent-support.mjs');
+        const fxbot = await import('/pkg/fxbot/index.js');
         const { Terminal } = await import('/node_modules/@xterm/xterm/lib/xterm.mjs');
         const host = document.createElement('div');
         host.style.cssText = 'width: 1000px; height: 600px';
@@ -142,7 +156,7 @@ async function inChromium() {
           term.open(host);
           return term;
         };
-        return measureHere({ sdk, makeTerminal, support: { fakeFetch: support.fakeFetch, sse: support.sse }, options });
+        return measureHere({ sdk, makeTerminal, support: { fakeFetch: support.fakeFetch, sse: support.sse }, fxbot, options });
       },
       { source: measureHere.toString().replaceAll("'../pkg/", "'/pkg/").replaceAll("'../tests/", "'/tests/"), options },
     );
@@ -198,6 +212,11 @@ function table(sized, node, chromium) {
   row('keystroke echo, median / p95, ms', (m) => `${f(m.terminal.echoMedianMs, 3)} / ${f(m.terminal.echoP95Ms, 3)}`);
   row('bytes per token, 1 token per read', (m) => f(m.terminal.bytesPerToken1));
   row('bytes per token, 8 tokens per read', (m) => f(m.terminal.bytesPerToken8));
+  const deltas = node.bots[0].deltas.toLocaleString('en-US');
+  const earlier = node.bots.map((b) => b.earlier).join(' / ');
+  row(`follow a ${deltas}-delta bot reply, after ${earlier} earlier turns: ms (session loads + document reads)`, (m) =>
+    m.bots.map((b) => `${f(b.ms)} (${b.sessionLoads}+${b.docReads})`).join(' / '),
+  );
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length), c === 0 ? 6 : 8));
   const line = (cells) => `| ${cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ')} |`;
   return [

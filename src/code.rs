@@ -164,6 +164,14 @@ codes! {
     /// A login record would be larger than 64 KiB.
     OAuthRecordTooLarge => "FX_OAUTH_RECORD_TOO_LARGE",
 
+    // The bots layer's document store (`caps::StoreError` of `Store::Docs`). The bots answer
+    // with an HTTP-like status too: 409 and 500.
+    /// What a document store throws for a stale `expectedRevision`; the bots engine retries on
+    /// it.
+    StoreRevisionConflict => "FXBOT_STORE_REVISION_CONFLICT",
+    /// The document store threw or answered with the wrong shape.
+    StoreFailed => "FXBOT_STORE_FAILED",
+
     // The terminal (`term::line_editor::EditError`).
     /// An edit would make the draft larger than its limit.
     TermDraftTooLarge => "FX_TERM_DRAFT_TOO_LARGE",

@@ -8,28 +8,19 @@ mod support;
 
 use base64::Engine as _;
 use futures::executor::block_on;
-use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
 use fx_wasm::bot::engine::chat::PendingTurn;
-use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::bot::engine::Fxbot;
+use fx_wasm::bot::ids::LibraryId;
 use fx_wasm::bot::stream::StreamLine;
-use fx_wasm::caps::{DocStore, DocStoreError, ListedDoc, MemoryDocStore, StoredDoc};
-use fx_wasm::gateway::ChatEndpoint;
+use fx_wasm::caps::{DocStore, MemoryDocStore};
 use serde_json::{json, Value};
+use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid, SpyDocs};
 use support::fake_host::{sse, text_reply, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, MemoryDocStore>;
 
 fn engine_on(host: &FakeHost, docs: &MemoryDocStore, owner: &str) -> Engine {
-    Fxbot::new(
-        host.clone(),
-        docs.clone(),
-        EngineConfig {
-            owner: owner.into(),
-            endpoint: ChatEndpoint::canonical(),
-            library_url: Box::new(default_library_url),
-            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-        },
-    )
+    Fxbot::new(host.clone(), docs.clone(), engine_config(owner))
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -52,12 +43,12 @@ fn setup() -> (FakeHost, MemoryDocStore, Engine, String) {
     let host = FakeHost::new();
     let docs = MemoryDocStore::new();
     let engine = engine_on(&host, &docs, "p1");
-    let provider = block_on(engine.providers_add(
-        &json!({"kind": "gateway", "apiKey": "test-key", "model": "fx-demo/scripted"}),
-    ))
+    let provider = block_on(engine.providers_add(arg(
+        json!({"kind": "gateway", "apiKey": "test-key", "model": "fx-demo/scripted"}),
+    )))
     .unwrap();
-    block_on(engine.settings_update(&json!({"defaultProvider": provider["id"]}))).unwrap();
-    let bot = block_on(engine.bots_create(&json!({"name": "Ada"}))).unwrap();
+    block_on(engine.settings_update(arg(json!({"defaultProvider": provider["id"]})))).unwrap();
+    let bot = block_on(engine.bots_create(arg(json!({"name": "Ada"})))).unwrap();
     (host, docs, engine, bot.id.to_string())
 }
 
@@ -67,7 +58,7 @@ fn send(engine: &Engine, bot: &str, message: Value) -> (Value, Option<PendingTur
 }
 
 fn lines(engine: &Engine, bot: &str, cursor: u64) -> Vec<Value> {
-    let batch = block_on(engine.stream(bot, &json!(cursor), None)).unwrap();
+    let batch = block_on(engine.stream(&bid(bot), at(json!(cursor)), None)).unwrap();
     batch
         .lines
         .iter()
@@ -78,48 +69,62 @@ fn lines(engine: &Engine, bot: &str, cursor: u64) -> Vec<Value> {
 #[test]
 fn bots_rows() {
     let (_host, _docs, engine, bot) = setup();
+    // The boundary's id check: 12 lowercase hex characters, and a string.
+    for (value, message) in [
+        (
+            json!("0123456789abc"),
+            "botId must be 12 lowercase hex characters (0-9, a-f); got \"0123456789abc\"",
+        ),
+        (
+            json!(123_456_789_012_u64),
+            "botId must be a string, not a number",
+        ),
+        (json!(null), "botId must be a string, not undefined"),
+    ] {
+        let error = fx_wasm::bot::FxbotError::from(bot_arg(value).unwrap_err());
+        assert_eq!(
+            (error.status(), error.to_string()),
+            (400, message.to_owned())
+        );
+    }
     assert_eq!(
-        status(block_on(engine.bots_get("0123456789abc"))),
-        (400, "FXBOT_BAD_REQUEST".into())
-    );
-    assert_eq!(
-        status(block_on(engine.bots_get("0123456789ab"))),
+        status(block_on(engine.bots_get(&bid("0123456789ab")))),
         (404, "FXBOT_NOT_FOUND".into())
     );
     assert_eq!(
         status(block_on(
-            engine.bots_create(&json!({"name": "x".repeat(65)}))
+            engine.bots_create(arg(json!({"name": "x".repeat(65)})))
         )),
         (400, "FXBOT_BAD_REQUEST".into())
     );
     assert_eq!(
         status(block_on(
-            engine.bots_create(&json!({"provider": "00000000000f"}))
+            engine.bots_create(arg(json!({"provider": "00000000000f"})))
         )),
         (400, "FXBOT_BAD_REQUEST".into())
     );
     // Other keys are ignored; the default provider is taken.
-    let profile = block_on(engine.bots_get(&bot)).unwrap();
+    let profile = block_on(engine.bots_get(&bid(&bot))).unwrap();
     assert_eq!(profile.fields.name, "Ada");
     assert!(profile.fields.provider.is_some());
     let mut ids = vec![bot.clone()];
     for n in 0..3 {
-        let b = block_on(
-            engine.bots_create(&json!({"name": format!("b{n}"), "color": "red", "extra": 1})),
-        )
+        let b = block_on(engine.bots_create(arg(
+            json!({"name": format!("b{n}"), "color": "red", "extra": 1}),
+        )))
         .unwrap();
         ids.push(b.id.to_string());
     }
     for id in &ids[..3] {
         assert!(
-            block_on(engine.bots_update(id, &json!({"pinned": true})))
+            block_on(engine.bots_update(&bid(id), arg(json!({"pinned": true}))))
                 .unwrap()
                 .pinned
         );
     }
     assert_eq!(
         status(block_on(
-            engine.bots_update(&ids[3], &json!({"pinned": true}))
+            engine.bots_update(&bid(&ids[3]), arg(json!({"pinned": true})))
         )),
         (400, "FXBOT_BAD_REQUEST".into())
     );
@@ -127,9 +132,9 @@ fn bots_rows() {
     assert_eq!(list.len(), 4);
     assert!(list[..3].iter().all(|p| p.pinned) && !list[3].pinned);
     assert_eq!(list[3].id.as_str(), ids[3]);
-    block_on(engine.bots_remove(&ids[3])).unwrap();
-    assert_eq!(status(block_on(engine.bots_get(&ids[3]))).0, 404);
-    assert_eq!(status(block_on(engine.bots_remove(&ids[3]))).0, 404);
+    block_on(engine.bots_remove(&bid(&ids[3]))).unwrap();
+    assert_eq!(status(block_on(engine.bots_get(&bid(&ids[3])))).0, 404);
+    assert_eq!(status(block_on(engine.bots_remove(&bid(&ids[3])))).0, 404);
 }
 
 #[test]
@@ -164,13 +169,14 @@ fn chat_rows() {
         (404, "FXBOT_NOT_FOUND".into())
     );
     // No provider, and a provider without a default model and a bot without a model.
-    let lone = block_on(engine.bots_create(&json!({"provider": ""}))).unwrap();
+    let lone = block_on(engine.bots_create(arg(json!({"provider": ""})))).unwrap();
     let error = block_on(engine.send(lone.id.as_str(), &json!({"text": "hi", "messageId": "m"})))
         .unwrap_err();
     assert_eq!(error.status(), 400);
     assert!(error.to_string().contains("no provider"), "{error}");
-    let p2 = block_on(engine.providers_add(&json!({"kind": "gateway", "apiKey": "k"}))).unwrap();
-    let modelless = block_on(engine.bots_create(&json!({"provider": p2["id"]}))).unwrap();
+    let p2 =
+        block_on(engine.providers_add(arg(json!({"kind": "gateway", "apiKey": "k"})))).unwrap();
+    let modelless = block_on(engine.bots_create(arg(json!({"provider": p2["id"]})))).unwrap();
     let error = block_on(engine.send(
         modelless.id.as_str(),
         &json!({"text": "hi", "messageId": "m"}),
@@ -179,10 +185,11 @@ fn chat_rows() {
     assert_eq!(error.status(), 400);
     assert!(error.to_string().contains("no model"), "{error}");
     // A stream of a bot without a chat ends at once; a cursor must be a whole number.
-    let batch = block_on(engine.stream(&bot, &json!(0), None)).unwrap();
+    let batch = block_on(engine.stream(&bid(&bot), at(json!(0)), None)).unwrap();
     assert!(batch.end && batch.lines.is_empty());
-    for cursor in [json!(1.5), json!("0"), json!(-1)] {
-        assert_eq!(status(block_on(engine.stream(&bot, &cursor, None))).0, 400);
+    for value in [json!(1.5), json!("0"), json!(-1), json!(null)] {
+        let error = fx_wasm::bot::FxbotError::from(cursor(value).unwrap_err());
+        assert_eq!(error.status(), 400);
     }
     // After close every call is 409.
     engine.close();
@@ -206,7 +213,7 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
     assert_eq!(sent["duplicate"], false);
     assert_eq!(sent["turn"], 1);
     assert_eq!(sent["cursor"], 1u64 << 21);
-    assert!(engine.busy(&bot));
+    assert!(engine.busy(&bid(&bot)));
     // While it runs: the same id is the same turn; another id is 409.
     let (again, none) = send(&engine, &bot, message.clone());
     assert!(none.is_none());
@@ -219,7 +226,7 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
         (409, "FXBOT_BUSY".into())
     );
     block_on(engine.run(pending.unwrap()));
-    assert!(!engine.busy(&bot));
+    assert!(!engine.busy(&bid(&bot)));
 
     let got = lines(&engine, &bot, 0);
     let kinds: Vec<&str> = got.iter().map(|l| l["type"].as_str().unwrap()).collect();
@@ -266,7 +273,7 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
     assert_eq!(host.chat_requests().len(), 1);
 
     // The library has the three files, tagged.
-    let items = block_on(engine.library_list(&json!({"botId": bot}))).unwrap();
+    let items = block_on(engine.library_list(arg(json!({"botId": bot})))).unwrap();
     assert_eq!(items.len(), 3);
     for item in &items {
         let tags: Vec<&str> = item["tags"]
@@ -283,68 +290,24 @@ fn a_turn_with_files_streams_and_a_repeated_message_id_runs_nothing() {
         assert_eq!(tags[2], "message:m1");
     }
     let txt = items.iter().find(|i| i["name"] == "notes.txt").unwrap();
-    let read = block_on(engine.library_read(txt["id"].as_str().unwrap())).unwrap();
+    let read = block_on(engine.library_read(&lid(txt["id"].as_str().unwrap()))).unwrap();
     assert_eq!(read.bytes, b"alpha beta");
     // The profile shows the reply's start and the chat.
-    let profile = block_on(engine.bots_get(&bot)).unwrap();
+    let profile = block_on(engine.bots_get(&bid(&bot))).unwrap();
     assert_eq!(profile.preview.as_deref(), Some("Hello there"));
     assert_eq!(profile.session_id.as_deref(), sent["sessionId"].as_str());
-}
-
-/// A store that yields before every call, so two engines' sends interleave under `join`.
-#[derive(Clone)]
-struct Yielding(MemoryDocStore);
-
-async fn yield_now() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            std::task::Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-}
-
-impl DocStore for Yielding {
-    async fn doc_load(&self, key: &str) -> Result<Option<StoredDoc>, DocStoreError> {
-        yield_now().await;
-        self.0.doc_load(key).await
-    }
-    async fn doc_commit(
-        &self,
-        key: &str,
-        bytes: &[u8],
-        expected: Option<&str>,
-    ) -> Result<String, DocStoreError> {
-        yield_now().await;
-        self.0.doc_commit(key, bytes, expected).await
-    }
-    async fn doc_list(&self, prefix: &str) -> Result<Vec<ListedDoc>, DocStoreError> {
-        yield_now().await;
-        self.0.doc_list(prefix).await
-    }
-    async fn doc_remove(&self, key: &str, expected: Option<&str>) -> Result<bool, DocStoreError> {
-        yield_now().await;
-        self.0.doc_remove(key, expected).await
-    }
 }
 
 #[test]
 fn two_engines_on_one_store_run_one_turn_per_message_id() {
     let (host, docs, first, bot) = setup();
-    let shared = Yielding(docs.clone());
-    let config = |owner: &str| EngineConfig {
-        owner: owner.into(),
-        endpoint: ChatEndpoint::canonical(),
-        library_url: Box::new(default_library_url),
-        model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+    let shared = SpyDocs {
+        inner: docs.clone(),
+        yields: true,
+        ..SpyDocs::default()
     };
-    let a = Fxbot::new(host.clone(), shared.clone(), config("tab-a"));
-    let b = Fxbot::new(host.clone(), shared, config("tab-b"));
+    let a = Fxbot::new(host.clone(), shared.clone(), engine_config("tab-a"));
+    let b = Fxbot::new(host.clone(), shared, engine_config("tab-b"));
     drop(first);
     host.reply(text_reply(&["once"]));
     let message = json!({"text": "hi", "messageId": "m1"});
@@ -370,8 +333,12 @@ fn two_engines_on_one_store_run_one_turn_per_message_id() {
     block_on(runner.run(pa.or(pb).unwrap()));
     assert_eq!(host.chat_requests().len(), 1);
     // Either engine replays the same lines.
-    let la = block_on(a.stream(&bot, &json!(0), None)).unwrap().lines;
-    let lb = block_on(b.stream(&bot, &json!(0), None)).unwrap().lines;
+    let la = block_on(a.stream(&bid(&bot), at(json!(0)), None))
+        .unwrap()
+        .lines;
+    let lb = block_on(b.stream(&bid(&bot), at(json!(0)), None))
+        .unwrap()
+        .lines;
     assert_eq!(la, lb);
     // And m2 can run now.
     host.reply(text_reply(&["two"]));
@@ -425,7 +392,7 @@ fn bot_tools_replay_reconnects_and_the_export() {
         {"name": "dot.png", "type": "image/png", "data": b64(&png(64))}]});
     let (_, pending) = send(&engine, &bot, message);
     block_on(engine.run(pending.unwrap()));
-    let items = block_on(engine.library_list(&json!({}))).unwrap();
+    let items = block_on(engine.library_list(arg(json!({})))).unwrap();
     let item = items.iter().find(|i| i["name"] == "notes.txt").unwrap()["id"]
         .as_str()
         .unwrap()
@@ -455,7 +422,7 @@ fn bot_tools_replay_reconnects_and_the_export() {
     assert!(system.contains("Your name is Ada."));
 
     // The live journal of turn 2 and its replay.
-    let live = block_on(engine.stream(&bot, &sent["cursor"], None))
+    let live = block_on(engine.stream(&bid(&bot), at(sent["cursor"].clone()), None))
         .unwrap()
         .lines;
     let outputs: Vec<String> = live
@@ -470,10 +437,14 @@ fn bot_tools_replay_reconnects_and_the_export() {
     assert!(outputs[1].contains("heliotrope"), "{outputs:?}");
     assert!(outputs[2].contains("msg:m1") && outputs[2].contains("keep this"));
     let fresh = engine_on(&host, &docs, "p2");
-    let replayed = block_on(fresh.stream(&bot, &json!(0), None)).unwrap().lines;
+    let replayed = block_on(fresh.stream(&bid(&bot), at(json!(0)), None))
+        .unwrap()
+        .lines;
     assert_eq!(
         replayed,
-        block_on(fresh.stream(&bot, &json!(0), None)).unwrap().lines,
+        block_on(fresh.stream(&bid(&bot), at(json!(0)), None))
+            .unwrap()
+            .lines,
         "replay is deterministic"
     );
     let whole = reduce(&replayed);
@@ -483,7 +454,7 @@ fn bot_tools_replay_reconnects_and_the_export() {
 
     // Every cursor of the live turn: the live engine continues exactly, a fresh one restarts
     // the turn; through the reducer both rebuild the same turns.
-    let before: Vec<StreamLine> = block_on(engine.stream(&bot, &json!(0), None))
+    let before: Vec<StreamLine> = block_on(engine.stream(&bid(&bot), at(json!(0)), None))
         .unwrap()
         .lines;
     let full = reduce(&before);
@@ -492,7 +463,7 @@ fn bot_tools_replay_reconnects_and_the_export() {
         for e in [&engine, &fresh] {
             let mut seen: Vec<StreamLine> = before[..=i].to_vec();
             seen.extend(
-                block_on(e.stream(&bot, &json!(cursor), None))
+                block_on(e.stream(&bid(&bot), at(json!(cursor)), None))
                     .unwrap()
                     .lines,
             );
@@ -586,34 +557,75 @@ fn stop_cancels_the_running_turn() {
 #[test]
 fn release_ends_waits_and_library_rows() {
     let (_host, _docs, engine, bot) = setup();
-    let batch = block_on(engine.stream(&bot, &json!(0), None)).unwrap();
-    engine.release(Some(&bot));
-    assert!(!block_on(engine.wait(&bot, &json!(0), batch.epoch)));
+    let batch = block_on(engine.stream(&bid(&bot), at(json!(0)), None)).unwrap();
+    engine.release(Some(&bid(&bot)));
+    assert!(!block_on(engine.wait(
+        &bid(&bot),
+        at(json!(0)),
+        batch.epoch
+    )));
     let added = block_on(engine.library_add(
-        &json!({"name": "a.md", "type": "text/markdown", "data": b64(b"# hi")}),
-        &json!(["notes"]),
+        arg(json!({"name": "a.md", "type": "text/markdown", "data": b64(b"# hi")})),
+        arg(json!(["notes"])),
     ))
     .unwrap();
     assert_eq!(added["tags"], json!(["notes"]));
     assert_eq!(added["type"], "text/markdown");
     let id = added["id"].as_str().unwrap();
-    assert_eq!(block_on(engine.library_get(id)).unwrap()["size"], 4);
+    assert_eq!(block_on(engine.library_get(&lid(id))).unwrap()["size"], 4);
     assert_eq!(
-        block_on(engine.library_list(&json!({"tag": "notes"})))
+        block_on(engine.library_list(arg(json!({"tag": "notes"}))))
             .unwrap()
             .len(),
         1
     );
-    assert_eq!(status(block_on(engine.library_get("nothex"))).0, 400);
-    assert_eq!(status(block_on(engine.library_get("0123456789ab"))).0, 404);
+    assert_eq!(
+        fx_wasm::bot::FxbotError::from(LibraryId::parse("nothex").unwrap_err()).status(),
+        400
+    );
+    assert_eq!(
+        status(block_on(engine.library_get(&lid("0123456789ab")))).0,
+        404
+    );
     assert_eq!(
         status(block_on(engine.library_add(
-            &json!({"name": "a.txt", "type": "text/plain", "data": b64(b"\0")}),
-            &Value::Null
+            arg(json!({"name": "a.txt", "type": "text/plain", "data": b64(b"\0")})),
+            arg(Value::Null)
         )))
         .0,
         400
     );
-    block_on(engine.library_remove(id)).unwrap();
-    assert_eq!(status(block_on(engine.library_get(id))).0, 404);
+    block_on(engine.library_remove(&lid(id))).unwrap();
+    assert_eq!(status(block_on(engine.library_get(&lid(id)))).0, 404);
+}
+
+#[test]
+fn pins_of_a_store_written_before_the_pins_document() {
+    let (_host, docs, engine, bot) = setup();
+    // An older version kept `pinned` in the bot's own document.
+    let key = format!("bot/{bot}");
+    let stored = block_on(docs.doc_load(&key)).unwrap().unwrap();
+    let mut old: Value = serde_json::from_slice(&stored.bytes).unwrap();
+    old["pinned"] = json!(true);
+    block_on(docs.doc_commit(
+        &key,
+        &serde_json::to_vec(&old).unwrap(),
+        Some(&stored.revision),
+    ))
+    .unwrap();
+    assert!(block_on(docs.doc_load("pins")).unwrap().is_none());
+    let other = block_on(engine.bots_create(arg(json!({"name": "Other"})))).unwrap();
+    let list = block_on(engine.bots_list()).unwrap();
+    assert_eq!(
+        list.iter()
+            .map(|p| (p.id.to_string(), p.pinned))
+            .collect::<Vec<_>>(),
+        [(bot.clone(), true), (other.id.to_string(), false)]
+    );
+    // The pins document is written once; from then on it is the truth.
+    let pins: Value =
+        serde_json::from_slice(&block_on(docs.doc_load("pins")).unwrap().unwrap().bytes).unwrap();
+    assert_eq!(pins["bots"], json!([bot]));
+    block_on(engine.bots_update(&bid(&bot), arg(json!({"pinned": false})))).unwrap();
+    assert!(!block_on(engine.bots_get(&bid(&bot))).unwrap().pinned);
 }

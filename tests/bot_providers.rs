@@ -4,66 +4,62 @@
 #![cfg(feature = "bot")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/bot_args.rs"]
+mod bot_args;
 #[path = "support/fake_host.rs"]
 mod fake_host;
 
+use bot_args::{arg, at, bid, engine_config, pid};
 use fake_host::{text_reply, FakeHost};
 use futures::executor::block_on;
-use fx_wasm::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
-use fx_wasm::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use fx_wasm::bot::engine::Fxbot;
+use fx_wasm::bot::ids::ProviderId;
 use fx_wasm::caps::MemoryDocStore;
-use fx_wasm::gateway::ChatEndpoint;
 use serde_json::json;
 
 #[test]
 fn a_removed_provider_is_gone() {
     let host = FakeHost::new();
-    let fxbot = Fxbot::new(
-        host.clone(),
-        MemoryDocStore::new(),
-        EngineConfig {
-            owner: "p1".into(),
-            endpoint: ChatEndpoint::canonical(),
-            library_url: Box::new(default_library_url),
-            model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-        },
-    );
+    let fxbot = Fxbot::new(host.clone(), MemoryDocStore::new(), engine_config("p1"));
     let p1 =
-        block_on(fxbot.providers_add(&json!({"kind": "gateway", "apiKey": "k", "model": "m"})))
+        block_on(fxbot.providers_add(arg(json!({"kind": "gateway", "apiKey": "k", "model": "m"}))))
             .unwrap();
-    let p2 =
-        block_on(fxbot.providers_add(&json!({"kind": "gateway", "apiKey": "k2", "model": "m"})))
-            .unwrap();
+    let p2 = block_on(fxbot.providers_add(arg(
+        json!({"kind": "gateway", "apiKey": "k2", "model": "m"}),
+    )))
+    .unwrap();
     assert_eq!(
-        block_on(fxbot.providers_get(p1["id"].as_str().unwrap())).unwrap(),
+        block_on(fxbot.providers_get(&pid(p1["id"].as_str().unwrap()))).unwrap(),
         p1
     );
     assert!(
         !p1.to_string().contains("\"k\""),
         "the key is not in the provider's view"
     );
-    block_on(fxbot.settings_update(&json!({"defaultProvider": p1["id"]}))).unwrap();
-    let bot = block_on(fxbot.bots_create(&json!({}))).unwrap();
+    block_on(fxbot.settings_update(arg(json!({"defaultProvider": p1["id"]})))).unwrap();
+    let bot = block_on(fxbot.bots_create(arg(json!({})))).unwrap();
     let id = bot.id.to_string();
     host.reply(text_reply(&["hi"]));
     let (_, pending) =
         block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m1"}))).unwrap();
     block_on(fxbot.run(pending.unwrap()));
-    assert!(!block_on(fxbot.stream(&id, &json!(0), None))
+    assert!(!block_on(fxbot.stream(&bid(&id), at(json!(0)), None))
         .unwrap()
         .lines
         .is_empty());
 
     // With a chat: provider "" is 400, a switch waits for part 2 (400), the model may change.
-    let empty = block_on(fxbot.bots_update(&id, &json!({"provider": ""}))).unwrap_err();
+    let empty = block_on(fxbot.bots_update(&bid(&id), arg(json!({"provider": ""})))).unwrap_err();
     assert_eq!(empty.status(), 400);
-    let switch = block_on(fxbot.bots_update(&id, &json!({"provider": p2["id"]}))).unwrap_err();
+    let switch =
+        block_on(fxbot.bots_update(&bid(&id), arg(json!({"provider": p2["id"]})))).unwrap_err();
     assert_eq!(switch.status(), 400);
     assert!(
         switch.to_string().contains("not available in this version"),
         "{switch}"
     );
-    let changed = block_on(fxbot.bots_update(&id, &json!({"model": "other/model"}))).unwrap();
+    let changed =
+        block_on(fxbot.bots_update(&bid(&id), arg(json!({"model": "other/model"})))).unwrap();
     assert_eq!(changed.fields.model, "other/model");
     host.reply(text_reply(&["two"]));
     let (_, pending) =
@@ -76,12 +72,12 @@ fn a_removed_provider_is_gone() {
         last.headers
     );
 
-    block_on(fxbot.providers_remove(p1["id"].as_str().unwrap())).unwrap();
+    block_on(fxbot.providers_remove(&pid(p1["id"].as_str().unwrap()))).unwrap();
     assert_eq!(
         block_on(fxbot.settings_get()).unwrap()["defaultProvider"],
         ""
     );
-    let batch = block_on(fxbot.stream(&id, &json!(0), None)).unwrap();
+    let batch = block_on(fxbot.stream(&bid(&id), at(json!(0)), None)).unwrap();
     assert!(
         batch.end && batch.lines.is_empty(),
         "the stream of a bot whose provider is gone ends at once"
@@ -93,20 +89,18 @@ fn a_removed_provider_is_gone() {
     let error = block_on(fxbot.send(&id, &json!({"text": "hi", "messageId": "m2"}))).unwrap_err();
     assert_eq!(error.status(), 400);
     assert_eq!(
-        block_on(fxbot.providers_get(p1["id"].as_str().unwrap()))
+        block_on(fxbot.providers_get(&pid(p1["id"].as_str().unwrap())))
             .unwrap_err()
             .status(),
         404
     );
     assert_eq!(
-        block_on(fxbot.providers_remove("xyz"))
-            .unwrap_err()
-            .status(),
+        fx_wasm::bot::FxbotError::from(ProviderId::parse("xyz").unwrap_err()).status(),
         400
     );
     // The default provider must exist.
     assert_eq!(
-        block_on(fxbot.settings_update(&json!({"defaultProvider": "0123456789ab"})))
+        block_on(fxbot.settings_update(arg(json!({"defaultProvider": "0123456789ab"}))))
             .unwrap_err()
             .status(),
         400

@@ -100,6 +100,7 @@ export interface Settings {
   embedder: 'local' | 'remote' | 'off';
   embeddingProvider: string;
   embeddingModel: string;
+  /** How many messages get vectors: a whole number from 0 to 100,000 (default 1,000). */
   messageVectors: number;
 }
 
@@ -182,7 +183,10 @@ export interface Fxbot {
     read(itemId: string): Promise<{ name: string; type: string; bytes: Uint8Array }>;
     remove(itemId: string): Promise<void>;
   };
-  /** Stops this process's turns (of one bot, or all), drops their journals, ends their streams. */
+  /**
+   * Stops this process's turns (of one bot, or all), drops their journals and kept chats, ends
+   * their streams. Nothing stored changes. A `botId` of another shape is 400, an unknown bot 404.
+   */
   release(botId?: string): Promise<void>;
   /** Releases everything; later calls fail with 409 FXBOT_CLOSED. Idempotent. */
   close(): Promise<void>;

@@ -2,11 +2,10 @@
 // (bots, chats as fx sessions, send and stream with cursors, the library); this file loads it,
 // adapts the options (the document store, the session store, fetch) and shapes the calls.
 
-import { DEFAULT_ADAPTER_TIMEOUT_MS, makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTimeout } from '../host.js';
+import { makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTimeout } from '../host.js';
 import { memorySessionStore } from '../memory-stores.js';
 import { indexedDbSessionStore } from '../stores/indexeddb-session-store.js';
 import { turnsFromLines } from './client.js';
-import { docsAdapter } from './docs.js';
 import { loadBot } from './load-bot.js';
 import { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 
@@ -98,6 +97,7 @@ export async function createFxbot(options = {}) {
     env,
     adapterTimeoutMs,
     sessionStore,
+    docStore: store,
     openUrl: options.openUrl,
     emit(type, detail) {
       try {
@@ -109,7 +109,7 @@ export async function createFxbot(options = {}) {
     deliver() {},
   });
   const glue = await loadBot(options.wasm);
-  const core = new glue.FxbotCore(host, docsAdapter(store, adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS), {
+  const core = new glue.FxbotCore(host, {
     env,
     owner: randomOwner(),
     libraryUrl: options.libraryUrl,
@@ -125,12 +125,14 @@ export async function createFxbot(options = {}) {
     return error;
   };
 
+  // The first batch reads the chat from the store (another process's turns appear there);
+  // every later one comes from the engine's memory: the kept replay and the live journal.
   async function* stream(botId, cursor, { sessionId, signal, follow = true } = {}) {
     let at = cursor;
     const stop = aborted(signal).then(() => false);
+    if (signal?.aborted) return;
+    let batch = await core.stream(botId, at, sessionId ?? undefined);
     for (;;) {
-      if (signal?.aborted) return;
-      const batch = await core.stream(botId, at, sessionId ?? undefined);
       for (const line of batch.lines) {
         if (signal?.aborted) return;
         at = line.cursor;
@@ -138,7 +140,8 @@ export async function createFxbot(options = {}) {
       }
       if (batch.end || (!follow && !batch.live)) return;
       const more = await Promise.race([core.wait(botId, at, batch.epoch), stop]);
-      if (!more) return;
+      if (!more || signal?.aborted) return;
+      batch = await core.follow(botId, at, batch.epoch);
     }
   }
 
@@ -207,7 +210,7 @@ export async function createFxbot(options = {}) {
     },
     async release(botId) {
       if (closed) throw closedError();
-      core.release(botId ?? undefined);
+      await core.release(botId);
     },
     async close() {
       if (closed) return;

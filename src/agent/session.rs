@@ -180,6 +180,11 @@ impl LiveSession {
         &self.log
     }
 
+    /// The store's revision of what was last committed (`None`: never committed).
+    pub fn revision(&self) -> Option<&str> {
+        self.revision.as_deref()
+    }
+
     /// True when everything appended has been committed.
     pub fn is_saved(&self) -> bool {
         self.revision.is_some() && self.log.is_at(&self.committed)

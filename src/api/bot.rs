@@ -1,31 +1,65 @@
 //! `FxbotCore`: the class js/fxbot/index.js drives (fx-bot.wasm). Each method clones the engine
-//! handle, runs the pure-Rust [`Fxbot`] on the page's event loop, and converts arguments,
-//! results and errors (an `Error` named `FxbotError` with `status` and `code`).
+//! handle, decodes its arguments once into the boundary's types (`bot::args`: serde, a field of
+//! the wrong kind kept for the rule's 400), runs the pure-Rust [`Fxbot`] on the page's event
+//! loop, and converts results and errors (an `Error` named `FxbotError` with `status` and
+//! `code`).
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, spawn_local};
 
 use crate::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS;
+use crate::bot::args::Arg;
+use crate::bot::cursor::Cursor;
 use crate::bot::engine::{default_library_url, EngineConfig, Fxbot};
+use crate::bot::ids::{BotId, LibraryId, ProviderId};
 use crate::bot::FxbotError;
 use crate::gateway::ChatEndpoint;
-use crate::host::bot_docs::{JsDocStore, JsDocs};
 use crate::host::fxbot_error;
 use crate::host::js_host::{to_js, JsHost, JsHostAdapter};
 
-type Engine = Fxbot<JsHostAdapter, JsDocStore>;
+/// The engine over the page's host: its stores, the session store and the document store alike.
+type Engine = Fxbot<JsHostAdapter, JsHostAdapter>;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A JS argument as JSON (`undefined` is `null`); what JSON cannot hold is a 400.
+/// One argument decoded into its boundary type. The types keep a wrong kind rather than fail,
+/// so only a value serde cannot walk at all fails here (a 400). Every argument goes through one
+/// deserializer (plain data first, then the type): one copy of the decoding code in fx-bot.wasm
+/// rather than one per argument type.
+fn arg<T: DeserializeOwned>(value: &JsValue) -> Result<T, FxbotError> {
+    serde_json::from_value(json(value)?).map_err(|e| FxbotError::Invalid {
+        message: format!("an argument could not be read: {e}"),
+    })
+}
+
+fn bot_id(value: &JsValue) -> Result<BotId, FxbotError> {
+    Ok(BotId::from_arg(arg(value)?)?)
+}
+
+fn cursor(value: &JsValue) -> Result<Cursor, FxbotError> {
+    Ok(Cursor::from_arg(arg(value)?)?)
+}
+
+/// A sign-in id: the text `signIns.start` returned.
+fn signin_id(value: &JsValue) -> Result<String, FxbotError> {
+    match arg::<Arg<String>>(value)? {
+        Arg::Given(id) => Ok(id),
+        other => Err(FxbotError::Invalid {
+            message: format!("signInId must be a string, not {}", other.found()),
+        }),
+    }
+}
+
+/// An argument as plain data (`undefined` is `null`); what JSON cannot hold is a 400.
 fn json(value: &JsValue) -> Result<Value, FxbotError> {
     if value.is_undefined() {
         return Ok(Value::Null);
@@ -33,14 +67,6 @@ fn json(value: &JsValue) -> Result<Value, FxbotError> {
     serde_wasm_bindgen::from_value(value.clone()).map_err(|e| FxbotError::Invalid {
         message: format!("an argument is not plain data: {e}"),
     })
-}
-
-/// An id argument as text (a non-string shows as its JSON, so the id check names it).
-fn text(value: &JsValue) -> String {
-    match value.as_string() {
-        Some(text) => text,
-        None => json(value).map(|v| v.to_string()).unwrap_or_default(),
-    }
 }
 
 fn done<T: Serialize>(result: Result<T, FxbotError>) -> Result<JsValue, JsValue> {
@@ -51,14 +77,22 @@ fn done<T: Serialize>(result: Result<T, FxbotError>) -> Result<JsValue, JsValue>
 #[wasm_bindgen]
 pub struct FxbotCore {
     engine: Rc<Engine>,
-    /// The Vercel issuer and client id (`FX_E2E_OAUTH_ISSUER_URL`, `FX_OAUTH_CLIENT_ID`).
-    auth: Rc<crate::auth::AuthConfig>,
 }
 
+/// A call of the engine: 409 after `close` comes first (before an argument is looked at), then
+/// the arguments' errors, then the call's.
 macro_rules! call {
     ($self:ident, |$engine:ident| $body:expr) => {{
         let $engine = $self.engine.clone();
-        future_to_promise(async move { done(async { $body }.await) })
+        future_to_promise(async move {
+            done(
+                async {
+                    $engine.check_open()?;
+                    $body
+                }
+                .await,
+            )
+        })
     }};
 }
 
@@ -71,7 +105,7 @@ impl FxbotCore {
     /// # Errors
     /// A `TypeError` for an `FX_GATEWAY_CHAT_URL` outside the policy.
     #[wasm_bindgen(constructor)]
-    pub fn new(host: JsHost, docs: JsDocs, config: JsValue) -> Result<FxbotCore, JsValue> {
+    pub fn new(host: JsHost, config: JsValue) -> Result<FxbotCore, JsValue> {
         let env: HashMap<String, String> =
             serde_wasm_bindgen::from_value(get(&config, "env")).unwrap_or_default();
         let endpoint = ChatEndpoint::from_env(env.get("FX_GATEWAY_CHAT_URL").map(String::as_str))
@@ -98,16 +132,13 @@ impl FxbotCore {
             owner,
             endpoint,
             library_url,
+            auth,
             model_idle_timeout_ms: super::config::model_idle_timeout_ms(&config)
                 .unwrap_or(DEFAULT_MODEL_IDLE_TIMEOUT_MS),
         };
+        let host = JsHostAdapter::new(host);
         Ok(FxbotCore {
-            engine: Rc::new(Fxbot::new(
-                JsHostAdapter::new(host),
-                JsDocStore::new(docs),
-                config,
-            )),
-            auth: Rc::new(auth),
+            engine: Rc::new(Fxbot::new(host.clone(), host, config)),
         })
     }
 
@@ -118,26 +149,22 @@ impl FxbotCore {
 
     #[wasm_bindgen(js_name = botsGet)]
     pub fn bots_get(&self, bot: JsValue) -> Promise {
-        let bot = text(&bot);
-        call!(self, |e| e.bots_get(&bot).await)
+        call!(self, |e| e.bots_get(&bot_id(&bot)?).await)
     }
 
     #[wasm_bindgen(js_name = botsCreate)]
     pub fn bots_create(&self, fields: JsValue) -> Promise {
-        let fields = json(&fields);
-        call!(self, |e| e.bots_create(&fields?).await)
+        call!(self, |e| e.bots_create(arg(&fields)?).await)
     }
 
     #[wasm_bindgen(js_name = botsUpdate)]
     pub fn bots_update(&self, bot: JsValue, patch: JsValue) -> Promise {
-        let (bot, patch) = (text(&bot), json(&patch));
-        call!(self, |e| e.bots_update(&bot, &patch?).await)
+        call!(self, |e| e.bots_update(&bot_id(&bot)?, arg(&patch)?).await)
     }
 
     #[wasm_bindgen(js_name = botsRemove)]
     pub fn bots_remove(&self, bot: JsValue) -> Promise {
-        let bot = text(&bot);
-        call!(self, |e| e.bots_remove(&bot).await)
+        call!(self, |e| e.bots_remove(&bot_id(&bot)?).await)
     }
 
     #[wasm_bindgen(js_name = settingsGet)]
@@ -147,8 +174,7 @@ impl FxbotCore {
 
     #[wasm_bindgen(js_name = settingsUpdate)]
     pub fn settings_update(&self, patch: JsValue) -> Promise {
-        let patch = json(&patch);
-        call!(self, |e| e.settings_update(&patch?).await)
+        call!(self, |e| e.settings_update(arg(&patch)?).await)
     }
 
     /// The kinds table (`providers.kinds`).
@@ -158,8 +184,7 @@ impl FxbotCore {
 
     #[wasm_bindgen(js_name = providersAdd)]
     pub fn providers_add(&self, provider: JsValue) -> Promise {
-        let provider = json(&provider);
-        call!(self, |e| e.providers_add(&provider?).await)
+        call!(self, |e| e.providers_add(arg(&provider)?).await)
     }
 
     #[wasm_bindgen(js_name = providersList)]
@@ -169,50 +194,28 @@ impl FxbotCore {
 
     #[wasm_bindgen(js_name = providersGet)]
     pub fn providers_get(&self, id: JsValue) -> Promise {
-        let id = text(&id);
-        call!(self, |e| e.providers_get(&id).await)
+        call!(self, |e| e
+            .providers_get(&ProviderId::from_arg(arg(&id)?)?)
+            .await)
     }
 
     #[wasm_bindgen(js_name = providersRemove)]
     pub fn providers_remove(&self, id: JsValue) -> Promise {
-        let id = text(&id);
-        call!(self, |e| e.providers_remove(&id).await)
-    }
-
-    /// Records a finished Vercel sign-in: `{ accessToken, expiresAtMs, teams }`.
-    #[wasm_bindgen(js_name = providersAddSignedIn)]
-    pub fn providers_add_signed_in(&self, record: JsValue) -> Promise {
-        let record = json(&record);
-        call!(self, |e| {
-            let record = record?;
-            let token = record["accessToken"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            let teams = record["teams"]
-                .as_array()
-                .map(|t| {
-                    t.iter()
-                        .filter_map(|v| v.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            e.providers_add_signed_in(&token, record["expiresAtMs"].as_i64(), teams)
-                .await
-        })
+        call!(self, |e| e
+            .providers_remove(&ProviderId::from_arg(arg(&id)?)?)
+            .await)
     }
 
     /// `signIns.start(kind)`: resolves the pending `SignIn`; the polling runs on.
     #[wasm_bindgen(js_name = signInStart)]
     pub fn sign_in_start(&self, kind: JsValue) -> Promise {
-        let kind = json(&kind);
-        let (engine, auth) = (self.engine.clone(), self.auth.clone());
+        let engine = self.engine.clone();
         future_to_promise(async move {
-            let kind = kind.map_err(|e| fxbot_error(&e))?;
-            let (view, task) = engine
-                .signin_start(&kind, &auth)
-                .await
-                .map_err(|e| fxbot_error(&e))?;
+            let started = async {
+                engine.check_open()?;
+                engine.signin_start(arg(&kind)?).await
+            };
+            let (view, task) = started.await.map_err(|e| fxbot_error(&e))?;
             let runner = engine.clone();
             spawn_local(async move { runner.signin_run(task).await });
             Ok(to_js(&view))
@@ -221,63 +224,63 @@ impl FxbotCore {
 
     #[wasm_bindgen(js_name = signInGet)]
     pub fn sign_in_get(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        done(self.engine.signin_get(&text(&id)))
+        done(signin_id(&id).and_then(|id| self.engine.signin_get(&id)))
     }
 
     #[wasm_bindgen(js_name = signInWait)]
     pub fn sign_in_wait(&self, id: JsValue) -> Promise {
-        let id = text(&id);
-        call!(self, |e| e.signin_wait(&id).await)
+        call!(self, |e| e.signin_wait(&signin_id(&id)?).await)
     }
 
     #[wasm_bindgen(js_name = signInCancel)]
     pub fn sign_in_cancel(&self, id: JsValue) -> Result<(), JsValue> {
-        self.engine
-            .signin_cancel(&text(&id))
+        signin_id(&id)
+            .and_then(|id| self.engine.signin_cancel(&id))
             .map_err(|e| fxbot_error(&e))
     }
 
     #[wasm_bindgen(js_name = libraryList)]
     pub fn library_list(&self, filter: JsValue) -> Promise {
-        let filter = json(&filter);
-        call!(self, |e| e.library_list(&filter?).await)
+        call!(self, |e| e.library_list(arg(&filter)?).await)
     }
 
     #[wasm_bindgen(js_name = libraryGet)]
     pub fn library_get(&self, id: JsValue) -> Promise {
-        let id = text(&id);
-        call!(self, |e| e.library_get(&id).await)
+        call!(self, |e| e
+            .library_get(&LibraryId::from_arg(arg(&id)?)?)
+            .await)
     }
 
     #[wasm_bindgen(js_name = libraryAdd)]
     pub fn library_add(&self, upload: JsValue, tags: JsValue) -> Promise {
-        let (upload, tags) = (json(&upload), json(&tags));
-        call!(self, |e| e.library_add(&upload?, &tags?).await)
+        call!(self, |e| e.library_add(arg(&upload)?, arg(&tags)?).await)
     }
 
     /// `{ name, type, data }` with `data` in base64.
     #[wasm_bindgen(js_name = libraryRead)]
     pub fn library_read(&self, id: JsValue) -> Promise {
-        let id = text(&id);
-        call!(self, |e| e.library_read_json(&id).await)
+        call!(self, |e| e
+            .library_read_json(&LibraryId::from_arg(arg(&id)?)?)
+            .await)
     }
 
     #[wasm_bindgen(js_name = libraryRemove)]
     pub fn library_remove(&self, id: JsValue) -> Promise {
-        let id = text(&id);
-        call!(self, |e| e.library_remove(&id).await)
+        call!(self, |e| e
+            .library_remove(&LibraryId::from_arg(arg(&id)?)?)
+            .await)
     }
 
     /// `chat.send`: resolves `Sent` once the turn started; the turn runs on in the background.
     pub fn send(&self, bot: JsValue, message: JsValue) -> Promise {
-        let (bot, message) = (text(&bot), json(&message));
         let engine = self.engine.clone();
         future_to_promise(async move {
-            let message = message.map_err(|e| fxbot_error(&e))?;
-            let (sent, pending) = engine
-                .send(&bot, &message)
-                .await
-                .map_err(|e| fxbot_error(&e))?;
+            let sent = async {
+                engine.check_open()?;
+                let bot = bot_id(&bot)?;
+                engine.send(bot.as_str(), &json(&message)?).await
+            };
+            let (sent, pending) = sent.await.map_err(|e| fxbot_error(&e))?;
             if let Some(pending) = pending {
                 let runner = engine.clone();
                 spawn_local(async move { runner.run(pending).await });
@@ -286,35 +289,51 @@ impl FxbotCore {
         })
     }
 
-    /// One batch of `chat.stream`: `{ lines, end, live, epoch }`.
-    pub fn stream(&self, bot: JsValue, cursor: JsValue, session_id: JsValue) -> Promise {
-        let (bot, cursor) = (text(&bot), json(&cursor));
+    /// Opens `chat.stream` (and reads `turns()`): the first batch, `{ lines, end, live, epoch }`,
+    /// read from the store.
+    pub fn stream(&self, bot: JsValue, at: JsValue, session_id: JsValue) -> Promise {
         let session = session_id.as_string();
-        call!(self, |e| e.stream(&bot, &cursor?, session.as_deref()).await)
+        call!(self, |e| e
+            .stream(&bot_id(&bot)?, cursor(&at)?, session.as_deref())
+            .await)
+    }
+
+    /// The next batch of an open stream, from memory: `{ lines, end, live, epoch }`.
+    pub fn follow(&self, bot: JsValue, at: JsValue, epoch: f64) -> Promise {
+        call!(self, |e| e
+            .follow(&bot_id(&bot)?, cursor(&at)?, epoch as u64)
+            .await)
     }
 
     /// Resolves true when the stream has more after `cursor`, false when it should end.
-    pub fn wait(&self, bot: JsValue, cursor: JsValue, epoch: f64) -> Promise {
-        let (bot, cursor) = (text(&bot), json(&cursor).unwrap_or(Value::Null));
+    pub fn wait(&self, bot: JsValue, at: JsValue, epoch: f64) -> Promise {
         let engine = self.engine.clone();
         future_to_promise(async move {
-            let more = engine.wait(&bot, &cursor, epoch as u64).await;
+            let more = match (bot_id(&bot), cursor(&at)) {
+                (Ok(bot), Ok(at)) => engine.wait(&bot, at, epoch as u64).await,
+                _ => false,
+            };
             Ok(JsValue::from_bool(more))
         })
     }
 
     pub fn stop(&self, bot: JsValue) -> Promise {
-        let bot = text(&bot);
-        call!(self, |e| e.stop(&bot).await)
+        call!(self, |e| e.stop(bot_id(&bot)?.as_str()).await)
     }
 
     pub fn busy(&self, bot: JsValue) -> bool {
-        self.engine.busy(&text(&bot))
+        bot_id(&bot).is_ok_and(|bot| self.engine.busy(&bot))
     }
 
-    pub fn release(&self, bot: JsValue) {
-        let bot = bot.as_string();
-        self.engine.release(bot.as_deref());
+    /// `release(botId?)`: of one bot (400/404 for its id) or of every bot.
+    pub fn release(&self, bot: JsValue) -> Promise {
+        call!(self, |e| {
+            let bot = match arg::<Arg<String>>(&bot)? {
+                Arg::Absent => None,
+                given => Some(BotId::from_arg(given)?),
+            };
+            e.release_bot(bot.as_ref()).await
+        })
     }
 
     pub fn close(&self) {

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::args::Arg;
 use super::shown::kind_of;
 
 /// Bits of `k`.
@@ -97,6 +98,19 @@ impl Cursor {
         // In range and whole, so the conversion is exact.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Cursor::from_u64(value as u64).map_err(|_| out_of_range())
+    }
+
+    /// The cursor of an argument as the boundary decoded it (a JavaScript number).
+    ///
+    /// # Errors
+    /// [`CursorError::NotANumber`] for another kind, else as [`Cursor::from_f64`].
+    pub fn from_arg(arg: Arg<f64>) -> Result<Cursor, CursorError> {
+        match arg {
+            Arg::Given(number) => Cursor::from_f64(number),
+            other => Err(CursorError::NotANumber {
+                found: other.found(),
+            }),
+        }
     }
 
     /// The cursor of a JSON argument.
@@ -204,6 +218,14 @@ mod tests {
             "cursor must be a number, not a string"
         );
         assert!(Cursor::from_json(&json!(null)).is_err());
+        assert_eq!(Cursor::from_arg(Arg::Given(7.0)).unwrap().value(), 7);
+        assert_eq!(
+            Cursor::from_arg(Arg::Wrong("a string"))
+                .unwrap_err()
+                .to_string(),
+            "cursor must be a number, not a string"
+        );
+        assert!(Cursor::from_arg(Arg::Absent).is_err());
     }
 
     #[test]

@@ -3,11 +3,15 @@
 //! (ids, fields, messages, cursors, documents), and this module is the one place they become a
 //! status and a code, by exhaustive matches.
 
+use crate::agent::session::SessionError;
+use crate::caps::StoreError;
+
 use super::cursor::CursorError;
 use super::docs::bot::UpdateError;
 use super::docs::DocError;
 use super::fields::{FieldError, PinError};
 use super::ids::IdError;
+use super::library::LibraryError;
 use super::stream::LineError;
 use super::upload::MessageError;
 
@@ -121,6 +125,8 @@ pub enum FxbotError {
     Message(MessageError),
     #[error("{0}")]
     Cursor(CursorError),
+    #[error("{0}")]
+    Library(LibraryError),
     /// `send` for a bot without a provider, or whose provider was removed.
     /// An argument outside the rules, described.
     #[error("{message}")]
@@ -140,16 +146,32 @@ pub enum FxbotError {
     Closed,
     #[error("{0}")]
     Doc(DocError),
-    #[error("the store's {method}({key}) failed: {message}")]
-    StoreFailed {
-        key: String,
-        method: &'static str,
-        message: String,
-    },
+    /// A store call failed: the document store (`key` a document's key) or the session store
+    /// (`key` a chat's session id).
+    #[error("{}", store_text(key, error))]
+    Store { key: String, error: StoreError },
+    /// A chat's session could not be opened or changed (a damaged or misfiled log); a failure
+    /// of the session store itself is [`FxbotError::Store`].
+    #[error("{0}")]
+    Session(SessionError),
     #[error("{message}")]
     ProviderFailed { message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
+}
+
+/// `store.commit(bot/…) failed: …`, `sessionStore.load(<id>) failed: …`.
+fn store_text(key: &str, error: &StoreError) -> String {
+    match error {
+        StoreError::Failed { store, method, .. } => {
+            format!(
+                "{}.{method}({key}) failed: {}",
+                store.name(),
+                error.message()
+            )
+        }
+        StoreError::RevisionConflict { .. } => format!("{key}: {}", error.message()),
+    }
 }
 
 impl FxbotError {
@@ -162,6 +184,7 @@ impl FxbotError {
             | FxbotError::Update(_)
             | FxbotError::Message(_)
             | FxbotError::Cursor(_)
+            | FxbotError::Library(_)
             | FxbotError::Invalid { .. }
             | FxbotError::NoProvider
             | FxbotError::NoModel => Code::BadRequest,
@@ -169,9 +192,22 @@ impl FxbotError {
             FxbotError::Busy { .. } => Code::Busy,
             FxbotError::Conflict { .. } => Code::Conflict,
             FxbotError::Closed => Code::Closed,
-            FxbotError::Doc(_) | FxbotError::StoreFailed { .. } => Code::StoreFailed,
+            FxbotError::Doc(_) | FxbotError::Store { .. } | FxbotError::Session(_) => {
+                Code::StoreFailed
+            }
             FxbotError::ProviderFailed { .. } => Code::ProviderFailed,
             FxbotError::Internal { .. } => Code::Internal,
+        }
+    }
+
+    /// A failure of the chat session `id` (none yet: a new chat).
+    pub fn session(id: Option<&str>, error: SessionError) -> Self {
+        match error {
+            SessionError::Store(error) => FxbotError::Store {
+                key: id.unwrap_or_default().to_owned(),
+                error,
+            },
+            other => FxbotError::Session(other),
         }
     }
 
@@ -207,6 +243,7 @@ from_leaf!(
     UpdateError => Update,
     MessageError => Message,
     CursorError => Cursor,
+    LibraryError => Library,
     DocError => Doc,
 );
 
@@ -214,6 +251,7 @@ from_leaf!(
 mod tests {
     use super::*;
     use crate::bot::ids::BotId;
+    use crate::caps::{Failure, Store};
 
     #[test]
     fn the_code_list() {
@@ -257,7 +295,8 @@ mod tests {
             (FxbotError::Conflict { key: "bot/0123456789ab".into(), attempts: 5 }, 409, "bot/0123456789ab kept changing in the store while it was being updated (5 attempts); try again"),
             (FxbotError::Closed, 409, "this fxbot was closed"),
             (DocError::Damaged { key: "bot/x".into(), detail: "eof".into() }.into(), 500, "the stored document bot/x is damaged: eof"),
-            (FxbotError::StoreFailed { key: "bot/x".into(), method: "load", message: "quota".into() }, 500, "the store's load(bot/x) failed: quota"),
+            (FxbotError::Store { key: "bot/x".into(), error: StoreError::failed(Store::Docs, "load", Failure::Threw, "quota".into()) }, 500, "store.load(bot/x) failed: quota"),
+            (FxbotError::Store { key: "s1".into(), error: StoreError::failed(Store::Session, "remove", Failure::TimedOut, "sessionStore.remove() did not answer within 10 ms".into()) }, 500, "sessionStore.remove(s1) failed: sessionStore.remove() did not answer within 10 ms"),
             (FxbotError::Internal { message: "oops".into() }, 500, "internal error: oops"),
             (FxbotError::ProviderFailed { message: "the provider answered 500".into() }, 502, "the provider answered 500"),
         ];

@@ -9,10 +9,10 @@
 //! accepted although JavaScript's `length` says 128.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
+use super::args::{Arg, Object};
 use super::ids::{BotId, ProviderId};
-use super::shown::{kind_of, shown};
+use super::shown::shown;
 
 /// Longest name, after trimming.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -206,35 +206,44 @@ fn has_control(text: &str) -> bool {
     text.chars().any(char::is_control)
 }
 
-fn string_field<'v>(
-    map: &'v Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<&'v str>, FieldError> {
-    match map.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(other) => Err(FieldError::WrongType {
-            field,
-            expected: "a string",
-            found: kind_of(other),
-        }),
-    }
+/// A `bots.create`/`bots.update` argument as the boundary decodes it: the fields (and
+/// `pinned`), each as given; other keys are dropped.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FieldsArg {
+    pub name: Arg<String>,
+    pub instructions: Arg<String>,
+    pub model: Arg<String>,
+    pub provider: Arg<String>,
+    pub shape: Arg<String>,
+    pub color: Arg<String>,
+    pub pinned: Arg<bool>,
+}
+
+fn string_field(arg: Arg<String>, field: &'static str) -> Result<Option<String>, FieldError> {
+    arg.given().map_err(|found| FieldError::WrongType {
+        field,
+        expected: "a string",
+        found,
+    })
 }
 
 fn table_field<T: Copy>(
-    map: &Map<String, Value>,
+    arg: Arg<String>,
     field: &'static str,
     parse: fn(&str) -> Option<T>,
     names: fn() -> String,
 ) -> Result<Option<T>, FieldError> {
-    let Some(text) = string_field(map, field)? else {
+    let Some(text) = string_field(arg, field)? else {
         return Ok(None);
     };
-    parse(text).map(Some).ok_or_else(|| FieldError::NotInTable {
-        field,
-        allowed: names(),
-        shown: shown(text),
-    })
+    parse(&text)
+        .map(Some)
+        .ok_or_else(|| FieldError::NotInTable {
+            field,
+            allowed: names(),
+            shown: shown(&text),
+        })
 }
 
 /// Checks a name: trimmed, 1 to 64 characters, no control characters.
@@ -304,57 +313,62 @@ pub fn check_provider(text: &str) -> Result<Option<ProviderId>, FieldError> {
 }
 
 impl FieldsPatch {
-    /// Reads a `bots.create` (`None` or `null` = no fields) or `bots.update` argument. Keys
-    /// outside the fields (and `pinned` on create) are ignored, as the seed says; a `null` value
-    /// counts as absent (JavaScript's `undefined` arrives as `null`).
+    /// Reads a `bots.create` (absent = no fields) or `bots.update` argument. Keys outside the
+    /// fields (and `pinned` on create) are ignored, as the seed says; a `null` value counts as
+    /// absent.
     ///
     /// # Errors
     /// The first [`FieldError`], in field order.
-    pub fn from_json(value: Option<&Value>, call: PatchFor) -> Result<Self, FieldError> {
-        let what = match call {
-            PatchFor::Create => "fields",
-            PatchFor::Update => "patch",
+    pub fn from_arg(arg: Object<FieldsArg>, call: PatchFor) -> Result<Self, FieldError> {
+        let (what, fields) = match call {
+            PatchFor::Create => ("fields", arg.or_default()),
+            PatchFor::Update => ("patch", arg.required()),
         };
-        let map = match value {
-            None | Some(Value::Null) if call == PatchFor::Create => return Ok(Self::default()),
-            Some(Value::Object(map)) => map,
-            Some(other) => {
-                return Err(FieldError::NotAnObject {
-                    what,
-                    found: kind_of(other),
-                })
-            }
-            None => {
-                return Err(FieldError::NotAnObject {
-                    what,
-                    found: "undefined",
-                })
-            }
-        };
-        let pinned = match (call, map.get("pinned")) {
-            (PatchFor::Create, _) | (_, None | Some(Value::Null)) => None,
-            (PatchFor::Update, Some(Value::Bool(b))) => Some(*b),
-            (PatchFor::Update, Some(other)) => {
-                return Err(FieldError::WrongType {
+        let fields = fields.map_err(|found| FieldError::NotAnObject { what, found })?;
+        let pinned = match call {
+            PatchFor::Create => None,
+            PatchFor::Update => fields
+                .pinned
+                .given()
+                .map_err(|found| FieldError::WrongType {
                     field: "pinned",
                     expected: "a boolean",
-                    found: kind_of(other),
-                })
-            }
+                    found,
+                })?,
         };
         Ok(Self {
-            name: string_field(map, "name")?.map(check_name).transpose()?,
-            instructions: string_field(map, "instructions")?
+            name: string_field(fields.name, "name")?
+                .as_deref()
+                .map(check_name)
+                .transpose()?,
+            instructions: string_field(fields.instructions, "instructions")?
+                .as_deref()
                 .map(check_instructions)
                 .transpose()?,
-            model: string_field(map, "model")?.map(check_model).transpose()?,
-            provider: string_field(map, "provider")?
+            model: string_field(fields.model, "model")?
+                .as_deref()
+                .map(check_model)
+                .transpose()?,
+            provider: string_field(fields.provider, "provider")?
+                .as_deref()
                 .map(check_provider)
                 .transpose()?,
-            shape: table_field(map, "shape", Shape::parse, Shape::names)?,
-            color: table_field(map, "color", Color::parse, Color::names)?,
+            shape: table_field(fields.shape, "shape", Shape::parse, Shape::names)?,
+            color: table_field(fields.color, "color", Color::parse, Color::names)?,
             pinned,
         })
+    }
+}
+
+impl FieldsPatch {
+    /// True when the patch changes a field (not only `pinned`).
+    pub fn changes_fields(&self) -> bool {
+        self.name.is_some()
+            || self.instructions.is_some()
+            || self.model.is_some()
+            || self.provider.is_some()
+            || self.shape.is_some()
+            || self.color.is_some()
     }
 }
 

@@ -1,15 +1,19 @@
 //! Tests of the fields, the tables and the pinned rule.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::*;
 
+fn arg(value: Value) -> Object<FieldsArg> {
+    serde_json::from_value(value).unwrap()
+}
+
 fn create(value: Value) -> Result<FieldsPatch, FieldError> {
-    FieldsPatch::from_json(Some(&value), PatchFor::Create)
+    FieldsPatch::from_arg(arg(value), PatchFor::Create)
 }
 
 fn update(value: Value) -> Result<FieldsPatch, FieldError> {
-    FieldsPatch::from_json(Some(&value), PatchFor::Update)
+    FieldsPatch::from_arg(arg(value), PatchFor::Update)
 }
 
 fn bot(n: u8) -> BotId {
@@ -59,7 +63,7 @@ fn create_defaults() {
     );
     let default_provider = ProviderId::parse("00000000000a").unwrap();
     let fields = Fields::create(
-        &FieldsPatch::from_json(None, PatchFor::Create).unwrap(),
+        &FieldsPatch::from_arg(Object::Absent, PatchFor::Create).unwrap(),
         Some(&default_provider),
         &[Color::Gray, Color::Red],
     );
@@ -165,7 +169,7 @@ fn each_rule_is_a_typed_error() {
         "patch must be an object, not an array"
     );
     assert_eq!(
-        FieldsPatch::from_json(None, PatchFor::Update)
+        FieldsPatch::from_arg(Object::Absent, PatchFor::Update)
             .unwrap_err()
             .to_string(),
         "patch must be an object, not undefined"

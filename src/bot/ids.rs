@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::args::Arg;
 use super::shown::{kind_of, shown};
 
 /// Characters in a hex id.
@@ -104,6 +105,16 @@ fn string_of(value: &serde_json::Value, kind: IdKind) -> Result<&str, IdError> {
     })
 }
 
+fn string_arg(arg: Arg<String>, kind: IdKind) -> Result<String, IdError> {
+    match arg {
+        Arg::Given(text) => Ok(text),
+        other => Err(IdError::NotAString {
+            kind,
+            found: other.found(),
+        }),
+    }
+}
+
 macro_rules! hex_id {
     ($(#[$doc:meta])* $name:ident, $kind:expr) => {
         $(#[$doc])*
@@ -130,6 +141,14 @@ macro_rules! hex_id {
             /// [`IdError::NotAString`] or [`IdError::NotHex`].
             pub fn from_json(value: &serde_json::Value) -> Result<Self, IdError> {
                 Self::parse(string_of(value, $kind)?)
+            }
+
+            /// Checks an argument as the boundary decoded it (it must be a string).
+            ///
+            /// # Errors
+            /// [`IdError::NotAString`] or [`IdError::NotHex`].
+            pub fn from_arg(arg: Arg<String>) -> Result<Self, IdError> {
+                Self::parse(&string_arg(arg, $kind)?)
             }
 
             /// The id of six random bytes.

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::args::{Arg, Object};
 use super::docs::SCHEMA;
 use super::ids::LibraryId;
 
@@ -121,6 +122,72 @@ pub struct Filter {
     pub bot_id: Option<String>,
     pub session_id: Option<String>,
     pub tag: Option<String>,
+}
+
+/// A `library.list` filter as the boundary decodes it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FilterArg {
+    pub bot_id: Arg<String>,
+    pub session_id: Arg<String>,
+    pub tag: Arg<String>,
+}
+
+/// Longest tag.
+pub const MAX_TAG_CHARS: usize = 256;
+
+/// A library rule an argument breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LibraryError {
+    #[error("library.list takes an object filter, not {found}")]
+    FilterNotAnObject { found: &'static str },
+    #[error("the library filter's {field} must be a string, not {found}")]
+    FilterNotAString {
+        field: &'static str,
+        found: &'static str,
+    },
+    #[error("tags must be an array of strings, not {found}")]
+    TagsNotAnArray { found: &'static str },
+    #[error("tags must be strings of 1 to 256 characters")]
+    BadTag,
+}
+
+impl Filter {
+    /// Reads a `library.list` filter (absent: every item).
+    ///
+    /// # Errors
+    /// [`LibraryError`] for a filter that is not an object of strings.
+    pub fn from_arg(arg: Object<FilterArg>) -> Result<Filter, LibraryError> {
+        let fields = arg
+            .or_default()
+            .map_err(|found| LibraryError::FilterNotAnObject { found })?;
+        let text = |arg: Arg<String>, field| {
+            arg.given()
+                .map_err(|found| LibraryError::FilterNotAString { field, found })
+        };
+        Ok(Filter {
+            bot_id: text(fields.bot_id, "botId")?,
+            session_id: text(fields.session_id, "sessionId")?,
+            tag: text(fields.tag, "tag")?,
+        })
+    }
+}
+
+/// Reads `library.add`'s `tags` (absent: none).
+///
+/// # Errors
+/// [`LibraryError`] for tags that are not an array of strings of 1 to 256 characters.
+pub fn tags_from_arg(arg: Arg<Vec<Arg<String>>>) -> Result<Vec<String>, LibraryError> {
+    let tags = arg
+        .given()
+        .map_err(|found| LibraryError::TagsNotAnArray { found })?
+        .unwrap_or_default();
+    tags.into_iter()
+        .map(|tag| match tag {
+            Arg::Given(tag) if !tag.is_empty() && tag.chars().count() <= MAX_TAG_CHARS => Ok(tag),
+            _ => Err(LibraryError::BadTag),
+        })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {

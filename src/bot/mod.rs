@@ -3,6 +3,8 @@
 //!
 //! Table of contents:
 //!
+//! - [`args`]: the arguments of the calls as the boundary decodes them ([`args::Arg`]: a field
+//!   of the wrong kind is kept by its kind's name, for the rule's 400).
 //! - [`ids`]: bot, provider, memory and library ids (12 lowercase hex), `mem:`/`msg:` forms, the
 //!   `messageId` rule.
 //! - [`fields`]: a bot's [`fields::Fields`], the Shape and Color tables, the limits, patches and
@@ -24,6 +26,7 @@
 // Parsers of outside input: no indexing that input can reach.
 #![deny(clippy::indexing_slicing)]
 
+pub mod args;
 pub mod cursor;
 pub mod docs;
 pub mod engine;

@@ -70,9 +70,22 @@ pub struct Replay {
     pub session_id: String,
     pub lines: Vec<StreamLine>,
     pub turns: Vec<ReplayedTurn>,
+    /// How many history entries the log holds: turns up to this number are known here (an
+    /// entry without lines included), a later turn is not.
+    pub history: u32,
 }
 
 impl Replay {
+    /// The replay of a session that holds no turns yet.
+    pub fn empty(session_id: &str) -> Replay {
+        Replay {
+            session_id: session_id.to_owned(),
+            lines: Vec::new(),
+            turns: Vec::new(),
+            history: 0,
+        }
+    }
+
     /// The replayed turn `turn`, if the log has it.
     pub fn turn(&self, turn: u32) -> Option<&ReplayedTurn> {
         self.turns
@@ -101,6 +114,34 @@ impl Replay {
             None => self.lines.partition_point(|l| l.cursor() <= cursor),
         };
         self.lines.get(start..).unwrap_or_default()
+    }
+}
+
+/// A chat's replay as one process keeps it between stream calls (fxbot DESIGN §8.4), with the
+/// revisions it was derived from: the session store's record of the log and the chat document
+/// of the metadata. A stream call that finds both unchanged in the store serves it as it is;
+/// any change (another process's turn, a finished claim) derives it again, so the store stays
+/// the truth.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptReplay {
+    pub replay: Replay,
+    /// `None`: the session is not stored yet.
+    pub session_revision: Option<String>,
+    /// `None`: the bot has no chat document yet.
+    pub chat_revision: Option<String>,
+}
+
+impl KeptReplay {
+    /// True when this was derived from these revisions of session `session_id`.
+    pub fn is_current(
+        &self,
+        session_id: &str,
+        session_revision: Option<&str>,
+        chat_revision: Option<&str>,
+    ) -> bool {
+        self.replay.session_id == session_id
+            && self.session_revision.as_deref() == session_revision
+            && self.chat_revision.as_deref() == chat_revision
     }
 }
 
@@ -169,9 +210,8 @@ pub fn replay_view(
     meta: &BTreeMap<u32, TurnMeta>,
 ) -> Replay {
     let mut replay = Replay {
-        session_id: view.id.clone(),
-        lines: Vec::new(),
-        turns: Vec::new(),
+        history: u32::try_from(view.turns.len()).unwrap_or(u32::MAX),
+        ..Replay::empty(&view.id)
     };
     for (index, entry) in view.turns.iter().enumerate() {
         let Ok(turn) = u32::try_from(index + 1) else {

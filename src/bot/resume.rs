@@ -36,6 +36,15 @@ pub fn journal_applies(replay: &Replay, journal: &Journal) -> bool {
     journal.session_id() == replay.session_id && journal.turn() >= replay.last_turn()
 }
 
+/// True when `replay` and `journal` (if any) leave no turn out: the journal is of the replay's
+/// session and follows its last history entry at once. A replay kept from before another
+/// process ran a turn fails this once this process starts the next one, and is read again.
+pub fn is_gapless(replay: &Replay, journal: Option<&Journal>) -> bool {
+    journal.is_none_or(|j| {
+        j.session_id() == replay.session_id && j.turn() <= replay.history.saturating_add(1)
+    })
+}
+
 /// The lines owed to a consumer at `cursor`.
 ///
 /// # Errors

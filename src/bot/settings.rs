@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::args::{Arg, Object};
 use super::docs::SCHEMA;
 use super::error::FxbotError;
 use super::ids::ProviderId;
-use super::shown::{kind_of as kind, shown};
+use super::shown::shown;
 
 /// Prefix of every provider document.
 pub const PROVIDER_PREFIX: &str = "provider/";
@@ -68,41 +69,104 @@ pub fn settings_json(doc: &SettingsDoc) -> Value {
     })
 }
 
-/// The `settings.update` patch of part 1: `defaultProvider` (`""` or a provider id); the
-/// memory-search fields may only repeat their values (vectors come with memories).
+/// The most `messageVectors` takes.
+pub const MAX_MESSAGE_VECTORS: u32 = 100_000;
+
+/// A `settings.update` argument as the boundary decodes it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SettingsArg {
+    pub default_provider: Arg<String>,
+    pub embedder: Arg<String>,
+    pub embedding_provider: Arg<String>,
+    pub embedding_model: Arg<String>,
+    pub message_vectors: Arg<f64>,
+}
+
+/// What a `settings.update` changes (absent: nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsPatch {
+    /// `Some(None)` is `""`: no default provider.
+    pub default_provider: Option<Option<ProviderId>>,
+    /// How many messages get vectors (§11.3).
+    pub message_vectors: Option<u32>,
+}
+
+impl SettingsPatch {
+    /// True when the patch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.default_provider.is_none() && self.message_vectors.is_none()
+    }
+
+    /// Applies the patch (whether `defaultProvider` names a provider is the engine's check).
+    pub fn apply(&self, doc: &mut SettingsDoc) {
+        if let Some(provider) = &self.default_provider {
+            doc.default_provider = provider
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+        }
+        if let Some(count) = self.message_vectors {
+            doc.message_vectors = count;
+        }
+    }
+}
+
+/// Checks a `settings.update` patch of part 1: `defaultProvider` (`""` or a provider id) and
+/// `messageVectors` (a whole number from 0 to 100,000); the other memory-search fields may only
+/// repeat their values (other embedders come with memories).
 ///
 /// # Errors
 /// 400 for a value outside the rules.
-pub fn settings_patch(patch: &Value) -> Result<Option<Option<ProviderId>>, FxbotError> {
-    let Some(object) = patch.as_object() else {
-        return Err(bad(format!(
-            "settings.update takes an object, not {}",
-            kind(patch)
-        )));
-    };
+pub fn settings_patch(arg: Object<SettingsArg>) -> Result<SettingsPatch, FxbotError> {
+    let fields = arg
+        .required()
+        .map_err(|found| bad(format!("settings.update takes an object, not {found}")))?;
     let default = SettingsDoc::default();
-    for (key, value) in object {
-        let same = match key.as_str() {
-            "embedder" => value.as_str() == Some(default.embedder.as_str()),
-            "embeddingProvider" | "embeddingModel" => value.as_str() == Some(""),
-            "messageVectors" => value.as_u64().is_some_and(|n| n <= 100_000),
-            _ => true,
-        };
-        if !same {
+    let unavailable = |key: &str| {
+        bad(format!(
+            "{key} cannot be changed yet: memory search arrives with memories (only embedder \"off\" is available)"
+        ))
+    };
+    let same = |arg: Arg<String>, value: &str, key: &str| match arg {
+        Arg::Absent => Ok(()),
+        Arg::Given(text) if text == value => Ok(()),
+        _ => Err(unavailable(key)),
+    };
+    same(fields.embedder, &default.embedder, "embedder")?;
+    same(fields.embedding_provider, "", "embeddingProvider")?;
+    same(fields.embedding_model, "", "embeddingModel")?;
+    let whole = |n: f64| n.fract() == 0.0 && (0.0..=f64::from(MAX_MESSAGE_VECTORS)).contains(&n);
+    let message_vectors = match fields.message_vectors {
+        Arg::Absent => None,
+        // In range and whole, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Arg::Given(n) if whole(n) => Some(n as u32),
+        Arg::Given(n) => {
             return Err(bad(format!(
-                "{key} cannot be changed yet: memory search arrives with memories (only embedder \"off\" is available)"
-            )));
+                "messageVectors must be a whole number from 0 to 100,000; got {n}"
+            )))
         }
-    }
-    match object.get("defaultProvider") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) if text.is_empty() => Ok(Some(None)),
-        Some(Value::String(text)) => Ok(Some(Some(ProviderId::parse(text)?))),
-        Some(other) => Err(bad(format!(
-            "defaultProvider must be a string, not {}",
-            kind(other)
-        ))),
-    }
+        Arg::Wrong(found) => {
+            return Err(bad(format!(
+                "messageVectors must be a whole number from 0 to 100,000, not {found}"
+            )))
+        }
+    };
+    let default_provider = match fields.default_provider {
+        Arg::Absent => None,
+        Arg::Given(text) if text.is_empty() => Some(None),
+        Arg::Given(text) => Some(Some(ProviderId::parse(&text)?)),
+        Arg::Wrong(found) => {
+            return Err(bad(format!(
+                "defaultProvider must be a string, not {found}"
+            )))
+        }
+    };
+    Ok(SettingsPatch {
+        default_provider,
+        message_vectors,
+    })
 }
 
 /// A provider kind of part 1.
@@ -195,20 +259,14 @@ impl ProviderDoc {
     }
 }
 
-/// The secret of a provider (`secret/provider/<id>`): an API key, or a sign-in's tokens.
+/// The secret of a key provider (`secret/provider/<id>`): its API key. (A sign-in provider's
+/// secret is its OAuth record, `auth::OAuthRecord`'s bytes.)
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretDoc {
     pub schema: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
-    /// The sign-in's access token and when it expires (ms), for a `vercel` provider.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub access_token: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at_ms: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refresh_token: Option<String>,
 }
 
 impl std::fmt::Debug for SecretDoc {
@@ -226,19 +284,31 @@ pub struct NewProvider {
     pub api_key: String,
 }
 
+/// A `providers.add` argument as the boundary decodes it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NewProviderArg {
+    pub kind: Arg<String>,
+    pub name: Arg<String>,
+    pub base_url: Arg<String>,
+    pub api_key: Arg<String>,
+    pub model: Arg<String>,
+    pub context_window: Arg<f64>,
+}
+
 /// Checks a `providers.add` argument.
 ///
 /// # Errors
-/// 400 for an unknown kind, a kind that signs in, a `baseUrl` for a key kind, or a missing,
-/// long or control-character key.
-pub fn check_new_provider(value: &Value) -> Result<NewProvider, FxbotError> {
-    let Some(object) = value.as_object() else {
-        return Err(bad(format!(
-            "providers.add takes an object, not {}",
-            kind(value)
-        )));
+/// 400 for an unknown kind, a kind that signs in, a `baseUrl` or a `contextWindow` for a kind
+/// without one, or a missing, long or control-character key.
+pub fn check_new_provider(arg: Object<NewProviderArg>) -> Result<NewProvider, FxbotError> {
+    let fields = arg
+        .required()
+        .map_err(|found| bad(format!("providers.add takes an object, not {found}")))?;
+    let kind_text = match &fields.kind {
+        Arg::Given(text) => text.as_str(),
+        _ => "",
     };
-    let kind_text = object.get("kind").and_then(Value::as_str).unwrap_or("");
     let kind = match kind_text {
         "gateway" => Kind::Gateway,
         "vercel" | "chatgpt" | "grok" => {
@@ -246,20 +316,30 @@ pub fn check_new_provider(value: &Value) -> Result<NewProvider, FxbotError> {
                 "a {kind_text} provider is added by signing in: use signIns.start(\"{kind_text}\")"
             )))
         }
-        other => {
+        _ => {
+            let got = match &fields.kind {
+                Arg::Given(text) => shown(text),
+                other => other.found().to_owned(),
+            };
             return Err(bad(format!(
-                "kind must be one of \"gateway\", \"vercel\" in this version; got {}",
-                shown(other)
-            )))
+                "kind must be one of \"gateway\", \"vercel\" in this version; got {got}"
+            )));
         }
     };
-    if object.get("baseUrl").is_some_and(|v| !v.is_null()) {
+    if !fields.base_url.is_absent() {
         return Err(bad(
             "baseUrl is fixed for a gateway provider; leave it out".to_owned()
         ));
     }
-    let api_key = match object.get("apiKey") {
-        Some(Value::String(key)) => key.trim().to_owned(),
+    // Only the server kinds (ollama, lmstudio, ...) take a context window; the others know their
+    // models' own.
+    if !fields.context_window.is_absent() {
+        return Err(bad(
+            "contextWindow is for a local server's provider; a gateway provider knows its models' windows (leave it out, or null)".to_owned(),
+        ));
+    }
+    let api_key = match fields.api_key {
+        Arg::Given(key) => key.trim().to_owned(),
         _ => return Err(bad("apiKey is required for a gateway provider".to_owned())),
     };
     if api_key.is_empty() || api_key.chars().count() > MAX_KEY_CHARS {
@@ -270,12 +350,12 @@ pub fn check_new_provider(value: &Value) -> Result<NewProvider, FxbotError> {
     if api_key.chars().any(char::is_control) {
         return Err(bad("apiKey must not contain control characters".to_owned()));
     }
-    let name = match object.get("name") {
-        Some(Value::String(name)) if !name.trim().is_empty() => super::fields::check_name(name)?,
+    let name = match fields.name {
+        Arg::Given(name) if !name.trim().is_empty() => super::fields::check_name(&name)?,
         _ => kind.label().to_owned(),
     };
-    let model = match object.get("model") {
-        Some(Value::String(model)) => super::fields::check_model(model)?,
+    let model = match fields.model {
+        Arg::Given(model) => super::fields::check_model(&model)?,
         _ => String::new(),
     };
     Ok(NewProvider {
@@ -302,13 +382,17 @@ pub fn team_of(teams: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    fn arg<T: serde::de::DeserializeOwned>(value: Value) -> T {
+        serde_json::from_value(value).unwrap()
+    }
 
     #[test]
     fn new_provider_rules() {
-        let ok = check_new_provider(
-            &json!({"kind": "gateway", "apiKey": " k1 ", "model": "fx-demo/scripted"}),
-        )
+        let ok = check_new_provider(arg(
+            json!({"kind": "gateway", "apiKey": " k1 ", "model": "fx-demo/scripted"}),
+        ))
         .unwrap();
         assert_eq!(
             (ok.name.as_str(), ok.api_key.as_str()),
@@ -339,8 +423,17 @@ mod tests {
                 json!({"kind": "gateway", "apiKey": "k".repeat(4097)}),
                 "apiKey must be 1 to 4096 characters",
             ),
+            (
+                json!({"kind": "gateway", "apiKey": "k", "contextWindow": 8192}),
+                "contextWindow is for a local server's provider; a gateway provider knows its models' windows (leave it out, or null)",
+            ),
+            (
+                json!({"kind": 7}),
+                "kind must be one of \"gateway\", \"vercel\" in this version; got a number",
+            ),
+            (json!([]), "providers.add takes an object, not an array"),
         ] {
-            let error = check_new_provider(&value).unwrap_err();
+            let error = check_new_provider(arg(value)).unwrap_err();
             assert_eq!(
                 (error.status(), error.to_string()),
                 (400, message.to_owned())
@@ -357,28 +450,50 @@ mod tests {
 
     #[test]
     fn settings_patches() {
-        assert_eq!(settings_patch(&json!({})).unwrap(), None);
+        let patch = |value: Value| settings_patch(arg(value));
+        assert!(patch(json!({})).unwrap().is_empty());
         assert_eq!(
-            settings_patch(&json!({"defaultProvider": ""})).unwrap(),
+            patch(json!({"defaultProvider": ""}))
+                .unwrap()
+                .default_provider,
             Some(None)
         );
         assert!(
-            settings_patch(&json!({"defaultProvider": "0123456789ab", "embedder": "off"}))
+            patch(json!({"defaultProvider": "0123456789ab", "embedder": "off"}))
                 .unwrap()
+                .default_provider
                 .is_some()
         );
         assert_eq!(
-            settings_patch(&json!({"defaultProvider": "xyz"}))
-                .unwrap_err()
-                .status(),
-            400
+            patch(json!({"messageVectors": 5})).unwrap().message_vectors,
+            Some(5)
         );
+        for n in [0, 100_000] {
+            assert_eq!(
+                patch(json!({"messageVectors": n})).unwrap().message_vectors,
+                Some(n)
+            );
+        }
+        for (value, message) in [
+            (json!({"defaultProvider": "xyz"}), "providerId must be 12 lowercase hex characters (0-9, a-f); got \"xyz\""),
+            (json!({"defaultProvider": 3}), "defaultProvider must be a string, not a number"),
+            (json!({"embedder": "local"}), "embedder cannot be changed yet: memory search arrives with memories (only embedder \"off\" is available)"),
+            (json!({"messageVectors": 1.5}), "messageVectors must be a whole number from 0 to 100,000; got 1.5"),
+            (json!({"messageVectors": 100_001}), "messageVectors must be a whole number from 0 to 100,000; got 100001"),
+            (json!({"messageVectors": -1}), "messageVectors must be a whole number from 0 to 100,000; got -1"),
+            (json!({"messageVectors": "5"}), "messageVectors must be a whole number from 0 to 100,000, not a string"),
+            (json!(3), "settings.update takes an object, not a number"),
+        ] {
+            let error = patch(value).unwrap_err();
+            assert_eq!((error.status(), error.to_string()), (400, message.to_owned()));
+        }
+        let mut doc = SettingsDoc::default();
+        patch(json!({"messageVectors": 7, "defaultProvider": "0123456789ab"}))
+            .unwrap()
+            .apply(&mut doc);
         assert_eq!(
-            settings_patch(&json!({"embedder": "local"}))
-                .unwrap_err()
-                .status(),
-            400
+            (doc.message_vectors, doc.default_provider.as_str()),
+            (7, "0123456789ab")
         );
-        assert_eq!(settings_patch(&json!(3)).unwrap_err().status(), 400);
     }
 }

@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::caps::{DocStore, DocStoreError};
+use crate::caps::{DocStore, ListedDoc, StoreError};
 
 use super::docs::{decode, encode};
 use super::error::FxbotError;
@@ -13,20 +13,55 @@ use super::error::FxbotError;
 /// Attempts of one read-modify-write before it fails with 409.
 pub const CAS_ATTEMPTS: u32 = 5;
 
-/// A store failure as the caller sees it.
-pub fn store_error(error: DocStoreError) -> FxbotError {
+/// A failure of a store call on `key` as the caller sees it: a revision conflict of one write
+/// is 409, anything else 500 with the store's error.
+pub fn store_error(key: &str, error: StoreError) -> FxbotError {
     match error {
-        DocStoreError::Conflict { key } => FxbotError::Conflict { key, attempts: 1 },
-        DocStoreError::Failed {
-            key,
-            method,
-            message,
-        } => FxbotError::StoreFailed {
-            key,
-            method,
-            message,
+        StoreError::RevisionConflict { .. } => FxbotError::Conflict {
+            key: key.to_owned(),
+            attempts: 1,
+        },
+        error @ StoreError::Failed { .. } => FxbotError::Store {
+            key: key.to_owned(),
+            error,
         },
     }
+}
+
+/// Writes `bytes` under `key` if the stored revision is `expected` (`None`: nothing stored).
+///
+/// # Errors
+/// 409 for a stale revision, 500 for a store failure.
+pub async fn commit<D: DocStore>(
+    docs: &D,
+    key: &str,
+    bytes: &[u8],
+    expected: Option<&str>,
+) -> Result<String, FxbotError> {
+    docs.doc_commit(key, bytes, expected)
+        .await
+        .map_err(|e| store_error(key, e))
+}
+
+/// Removes `key` whatever its revision (a record that is already gone is fine).
+///
+/// # Errors
+/// 500 for a store failure.
+pub async fn remove<D: DocStore>(docs: &D, key: &str) -> Result<(), FxbotError> {
+    docs.doc_remove(key, None)
+        .await
+        .map(|_| ())
+        .map_err(|e| store_error(key, e))
+}
+
+/// The keys under `prefix`, sorted.
+///
+/// # Errors
+/// 500 for a store failure.
+pub async fn list<D: DocStore>(docs: &D, prefix: &str) -> Result<Vec<ListedDoc>, FxbotError> {
+    docs.doc_list(prefix)
+        .await
+        .map_err(|e| store_error(prefix, e))
 }
 
 /// A loaded document and the revision it was read at.
@@ -43,7 +78,7 @@ pub async fn load<T: DeserializeOwned, D: DocStore>(
     docs: &D,
     key: &str,
 ) -> Result<Option<Loaded<T>>, FxbotError> {
-    let Some(stored) = docs.doc_load(key).await.map_err(store_error)? else {
+    let Some(stored) = docs.doc_load(key).await.map_err(|e| store_error(key, e))? else {
         return Ok(None);
     };
     let doc = decode(key, &stored.bytes)?;
@@ -94,8 +129,8 @@ where
             .await
         {
             Ok(_) => return Ok(answer),
-            Err(DocStoreError::Conflict { .. }) => {}
-            Err(other) => return Err(store_error(other)),
+            Err(StoreError::RevisionConflict { .. }) => {}
+            Err(other) => return Err(store_error(key, other)),
         }
     }
     Err(FxbotError::Conflict {

@@ -10,8 +10,10 @@ use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::args::{Arg, Object};
 use super::ids::{IdError, MessageId};
 use super::shown::{kind_of, shown};
 
@@ -119,6 +121,17 @@ impl CheckedFile {
             FileKind::Image(_) => None,
         }
     }
+}
+
+/// One file as the caller gave it (the seed's `Upload`): a message's file, or `library.add`'s
+/// argument. `url` is what fxbot hands back; it is ignored here.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct UploadArg {
+    pub name: Arg<String>,
+    #[serde(rename = "type")]
+    pub media_type: Arg<String>,
+    pub data: Arg<String>,
 }
 
 /// A checked `chat.send` message (its `messageId` is read apart, by [`message_id`]).
@@ -299,7 +312,12 @@ pub fn check_message_with(
     let mut checked = Vec::with_capacity(files.len());
     let (mut images_bytes, mut all_bytes) = (0usize, 0usize);
     for (i, file) in files.iter().enumerate() {
-        let file = check_file(i + 1, file, limits)?;
+        let upload = UploadArg::deserialize(file).unwrap_or_default();
+        let upload = match file {
+            Value::Object(_) => Object::Given(upload),
+            other => Object::Wrong(kind_of(other)),
+        };
+        let file = check_file(i + 1, upload, limits)?;
         all_bytes = all_bytes.saturating_add(file.bytes.len());
         if matches!(file.kind, FileKind::Image(_)) {
             images_bytes = images_bytes.saturating_add(file.bytes.len());
@@ -344,20 +362,11 @@ fn decoded_len(data: &str) -> Option<usize> {
     Some(body.len() / 4 * 3 + tail)
 }
 
-fn check_name(
-    index: usize,
-    value: Option<&Value>,
-    limits: &Limits,
-) -> Result<String, MessageError> {
+fn check_name(index: usize, value: Arg<String>, limits: &Limits) -> Result<String, MessageError> {
     let name = match value {
-        None | Some(Value::Null) => return Err(MessageError::NameMissing { index }),
-        Some(Value::String(name)) => name,
-        Some(other) => {
-            return Err(MessageError::NameNotAString {
-                index,
-                found: kind_of(other),
-            })
-        }
+        Arg::Absent => return Err(MessageError::NameMissing { index }),
+        Arg::Given(name) => name,
+        Arg::Wrong(found) => return Err(MessageError::NameNotAString { index, found }),
     };
     let why = if name.trim().is_empty() {
         Some("is empty")
@@ -371,10 +380,10 @@ fn check_name(
     match why {
         Some(why) => Err(MessageError::BadName {
             index,
-            shown: shown(name),
+            shown: shown(&name),
             why,
         }),
-        None => Ok(name.clone()),
+        None => Ok(name),
     }
 }
 
@@ -395,41 +404,47 @@ fn text_media_type(declared: &str) -> String {
     }
 }
 
-fn check_file(index: usize, file: &Value, limits: &Limits) -> Result<CheckedFile, MessageError> {
-    let Some(map) = file.as_object() else {
-        return Err(MessageError::FileNotAnObject {
-            index,
-            found: kind_of(file),
-        });
-    };
-    let name = check_name(index, map.get("name"), limits)?;
-    let declared = match map.get("type") {
-        None | Some(Value::Null) => "",
-        Some(Value::String(t)) => t.as_str(),
-        Some(other) => {
+/// Checks file `index` (from 1) of a message, or `library.add`'s one file.
+///
+/// # Errors
+/// The first [`MessageError`] of the file: its shape, name, type, data, then its size and kind.
+pub fn check_file(
+    index: usize,
+    file: Object<UploadArg>,
+    limits: &Limits,
+) -> Result<CheckedFile, MessageError> {
+    let file = file
+        .required()
+        .map_err(|found| MessageError::FileNotAnObject { index, found })?;
+    let name = check_name(index, file.name, limits)?;
+    let declared = match file.media_type {
+        Arg::Absent => String::new(),
+        Arg::Given(t) => t,
+        Arg::Wrong(found) => {
             return Err(MessageError::TypeNotAString {
                 index,
                 name: shown(&name),
-                found: kind_of(other),
+                found,
             })
         }
     };
-    let data = match map.get("data") {
-        None | Some(Value::Null) => {
+    let data = match file.data {
+        Arg::Absent => {
             return Err(MessageError::DataMissing {
                 index,
                 name: shown(&name),
             })
         }
-        Some(Value::String(data)) => data.as_str(),
-        Some(other) => {
+        Arg::Given(data) => data,
+        Arg::Wrong(found) => {
             return Err(MessageError::DataNotAString {
                 index,
                 name: shown(&name),
-                found: kind_of(other),
+                found,
             })
         }
     };
+    let data = data.as_str();
     let bad_base64 = |detail: String| MessageError::BadBase64 {
         index,
         name: shown(&name),
@@ -496,7 +511,7 @@ fn check_file(index: usize, file: &Value, limits: &Limits) -> Result<CheckedFile
                     offset,
                 });
             }
-            text_media_type(declared)
+            text_media_type(&declared)
         }
     };
     Ok(CheckedFile {

@@ -5,13 +5,14 @@
 //!
 //! - [`clock`]: [`Clock`] (wall clock, timers) and [`Random`].
 //! - [`http`]: [`Http`] (`fetch`), [`HttpRequest`], [`HttpResponse`], streamed and whole bodies.
-//! - [`store`]: [`SessionStore`], [`ConfigStore`], [`OAuthStore`], one [`StoreError`].
+//! - [`store`]: [`SessionStore`], [`ConfigStore`], [`OAuthStore`] and the bots layer's
+//!   [`DocStore`] (not part of [`Host`]: only the bots engine asks for it), one record type, one
+//!   [`StoreError`].
 //! - [`workspace`]: [`Workspace`] and its [`ExecOutcome`].
 //! - [`ui`]: [`Ui`], the user's side of a turn: [`acp`] updates and permission requests out,
 //!   answers back, [`events`] ([`HostEvent`]) for the host.
 //! - [`cancel`]: [`Cancel`], which every wait observes.
-//! - [`docs`]: [`DocStore`], the bots layer's document store (not part of [`Host`]: only the
-//!   bots engine asks for it).
+//! - [`docs`]: [`MemoryDocStore`], the document store in memory.
 //!
 //! Futures are not `Send`: wasm is single-threaded and everything runs on the page's event loop.
 //! Every method that waits returns promptly once its [`Cancel`] is set, aborting the host-side
@@ -32,12 +33,12 @@ pub mod workspace;
 pub use acp::{PermissionAnswer, PermissionRequest, Update};
 pub use cancel::{Cancel, Cancelled};
 pub use clock::{Clock, Random};
-pub use docs::{DocStore, DocStoreError, ListedDoc, MemoryDocStore, StoredDoc};
+pub use docs::MemoryDocStore;
 pub use events::HostEvent;
 pub use http::{FetchError, Http, HttpRequest, HttpResponse, Method, ResponseBody};
 pub use store::{
-    ConfigStore, Failure, ListedSession, OAuthStore, RemoveOutcome, SessionStore, Store,
-    StoreError, StoredRecord,
+    ConfigStore, DocStore, Failure, ListedDoc, ListedSession, OAuthStore, RemoveOutcome,
+    SessionStore, Store, StoreError, StoredRecord,
 };
 pub use ui::Ui;
 pub use workspace::{ExecOutcome, Workspace};

@@ -1,5 +1,6 @@
-//! The host's stores: [`SessionStore`] (session logs), [`ConfigStore`] (config values) and
-//! [`OAuthStore`] (the stored login), with one record type and one error type.
+//! The host's stores: [`SessionStore`] (session logs), [`ConfigStore`] (config values),
+//! [`OAuthStore`] (the stored login) and [`DocStore`] (the bots layer's documents), with one
+//! record type and one error type.
 //!
 //! Records are opaque bytes under an optimistic revision: every write names the revision it
 //! read, and a stale one is [`StoreError::RevisionConflict`], never a generic failure. Results
@@ -18,6 +19,8 @@ pub enum Store {
     Session,
     Config,
     OAuth,
+    /// The bots layer's document store (`createFxbot({ store })`).
+    Docs,
 }
 
 impl Store {
@@ -28,6 +31,7 @@ impl Store {
             Store::Session => "sessionStore",
             Store::Config => "configStore",
             Store::OAuth => "oauthSessionStore",
+            Store::Docs => "store",
         }
     }
 }
@@ -67,6 +71,9 @@ fn conflict_text(store: Store) -> &'static str {
         Store::Session => {
             "the stored session changed since it was read (FX_SESSION_REVISION_CONFLICT)"
         }
+        Store::Docs => {
+            "the stored document changed since it was read (FXBOT_STORE_REVISION_CONFLICT)"
+        }
         Store::Config | Store::OAuth => "the stored revision moved on",
     }
 }
@@ -97,6 +104,7 @@ impl StoreError {
             StoreError::RevisionConflict { store } => match store {
                 Store::Session => Code::SessionRevisionConflict,
                 Store::OAuth => Code::OAuthSessionRevisionConflict,
+                Store::Docs => Code::StoreRevisionConflict,
                 // Config values carry no revision: a conflict cannot happen there.
                 Store::Config => Code::ConfigStoreFailed,
             },
@@ -116,6 +124,7 @@ impl StoreError {
                 Store::Session => Code::SessionStoreFailed,
                 Store::Config => Code::ConfigStoreFailed,
                 Store::OAuth => Code::OAuthStoreFailed,
+                Store::Docs => Code::StoreFailed,
             },
         }
     }
@@ -153,6 +162,13 @@ impl fmt::Debug for StoredRecord {
 pub struct ListedSession {
     pub id: String,
     pub updated_at_ms: i64,
+}
+
+/// One entry of the document store's `list(prefix)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedDoc {
+    pub key: String,
+    pub revision: String,
 }
 
 /// What a `remove` found.
@@ -267,4 +283,40 @@ pub trait OAuthStore {
         let _ = expected;
         Err(no_oauth_store("remove"))
     }
+}
+
+/// The bots layer's document store (`FxbotStore`, fxbot DESIGN §5.1): byte records by key under
+/// the same revision rules as the session store, listed by key prefix. `commit(key, bytes,
+/// None)` means "must not exist yet"; `list` is sorted by key. Not part of the agent's
+/// [`crate::caps::Host`]: only the bots engine asks for it.
+pub trait DocStore {
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    async fn doc_load(&self, key: &str) -> Result<Option<StoredRecord>, StoreError>;
+    /// Writes `bytes` if the stored revision is `expected` (`None`: nothing stored); returns
+    /// the new revision.
+    ///
+    /// # Errors
+    /// [`StoreError::RevisionConflict`] when the stored revision differs.
+    async fn doc_commit(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, StoreError>;
+    /// The keys under `prefix`, sorted.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    async fn doc_list(&self, prefix: &str) -> Result<Vec<ListedDoc>, StoreError>;
+    /// Removes `key` (if the stored revision is `expected`, when given).
+    ///
+    /// # Errors
+    /// [`StoreError::RevisionConflict`] when `expected` is given and differs (or nothing is
+    /// stored).
+    async fn doc_remove(
+        &self,
+        key: &str,
+        expected: Option<&str>,
+    ) -> Result<RemoveOutcome, StoreError>;
 }

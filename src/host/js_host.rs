@@ -137,7 +137,7 @@ fn error_name(error: &JsValue) -> Option<String> {
         .and_then(|c| c.as_string())
 }
 
-async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
+pub(super) async fn settle(promise: Promise) -> Result<JsValue, JsValue> {
     JsFuture::from(promise).await
 }
 
@@ -162,11 +162,12 @@ const AGENT_CLOSED: &str = Code::AgentClosed.as_str();
 /// marks a refused shape (`FX_ADAPTER_INVALID`), a missed deadline (`FX_ADAPTER_TIMEOUT`) and
 /// an abandoned call (`FX_AGENT_CLOSED`); anything else is the store's own throw. The message is
 /// the store's (never the record's bytes).
-fn store_error(store: Store, method: &'static str, error: &JsValue) -> StoreError {
+pub(super) fn store_error(store: Store, method: &'static str, error: &JsValue) -> StoreError {
     let code = error_code(error);
     let conflict = match store {
         Store::Session => Some(Code::SessionRevisionConflict),
         Store::OAuth => Some(Code::OAuthSessionRevisionConflict),
+        Store::Docs => Some(Code::StoreRevisionConflict),
         Store::Config => None,
     };
     let failure = match code.as_deref() {
@@ -182,7 +183,7 @@ fn store_error(store: Store, method: &'static str, error: &JsValue) -> StoreErro
 }
 
 /// A value js/host.js checked that still does not convert (a bug on our side, not the host's).
-fn unconvertible(store: Store, method: &'static str) -> StoreError {
+pub(super) fn unconvertible(store: Store, method: &'static str) -> StoreError {
     StoreError::failed(
         store,
         method,
@@ -195,7 +196,7 @@ fn unconvertible(store: Store, method: &'static str) -> StoreError {
 }
 
 /// `{ bytes, revision }` (checked by js/host.js) or `null`.
-fn stored_record(
+pub(super) fn stored_record(
     store: Store,
     method: &'static str,
     value: &JsValue,
@@ -215,14 +216,14 @@ fn stored_record(
     }))
 }
 
-fn get(object: &JsValue, key: &str) -> JsValue {
+pub(super) fn get(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The agent's host in the browser or Node (a handle: clones share the JS object).
 #[derive(Clone)]
 pub struct JsHostAdapter {
-    js: JsHost,
+    pub(super) js: JsHost,
 }
 
 impl JsHostAdapter {

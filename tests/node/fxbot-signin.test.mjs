@@ -8,6 +8,7 @@ import { test } from 'node:test';
 
 import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { startFakeOAuth } from '../support/fake-oauth.mjs';
+import { sse, textEvents } from './agent-support.mjs';
 
 async function signIn(fakeOptions) {
   const fake = await startFakeOAuth({ interval: 1, pendingPolls: 0, ...fakeOptions });
@@ -61,4 +62,73 @@ test('other kinds are 400', async () => {
     await assert.rejects(fxbot.signIns.start(kind), (e) => e.status === 400 && e.code === 'FXBOT_BAD_REQUEST');
   }
   await fxbot.close();
+});
+
+/**
+ * A signed-in Vercel provider and a bot on it, over a fake gateway that takes only the tokens
+ * `valid` allows (the fake issuer's tokens are the only credentials it knows).
+ */
+async function signedInBot(fakeOptions, valid) {
+  const fake = await startFakeOAuth({ interval: 1, pendingPolls: 0, team: { id: 'team_1', slug: 'one', name: 'One' }, ...fakeOptions });
+  const gateway = [];
+  const chatUrl = 'http://127.0.0.1:9/v3/ai/language-model';
+  const fxbot = await createFxbot({
+    store: memoryFxbotStore(),
+    env: { FX_E2E_OAUTH_ISSUER_URL: fake.issuer, FX_GATEWAY_CHAT_URL: chatUrl },
+    openUrl: () => true,
+    fetch: async (url, init = {}) => {
+      if (!String(url).startsWith(chatUrl)) return fetch(url, init);
+      const headers = new Headers(init.headers);
+      const token = (headers.get('authorization') ?? '').replace(/^Bearer /, '');
+      gateway.push({ token, team: headers.get('x-vercel-ai-gateway-team') });
+      if (!valid(token, fake)) return new Response('{"error":{"message":"expired token"}}', { status: 401 });
+      const body = sse(textEvents('signed ', 'in'));
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    },
+  });
+  const pending = await fxbot.signIns.start('vercel');
+  const done = await fxbot.signIns.wait(pending.id);
+  assert.equal(done.status, 'complete', done.error);
+  const bot = await fxbot.bots.create({ provider: done.provider.id, model: 'openai/gpt-5' });
+  const turn = async (messageId) => {
+    const sent = await fxbot.chat.send(bot.id, { text: 'hi', messageId });
+    for await (const line of fxbot.chat.stream(bot.id, sent.cursor)) {
+      if (line.type === 'turn_end') return line;
+    }
+    return null;
+  };
+  return { fake, fxbot, gateway, turn };
+}
+
+test('an expiring Vercel sign-in is refreshed before the turn, its rotated refresh token kept', async () => {
+  // Tokens live 30 s: inside the one-minute margin, so each counts as expiring when it arrives.
+  // The gateway takes only the token the issuer issued last after a refresh.
+  const first = new Set();
+  const { fake, fxbot, gateway, turn } = await signedInBot({ tokenTtl: 30 }, (token, f) => f.refreshes > 0 && token === f.accessToken && !first.has(token));
+  first.add(fake.accessToken);
+  try {
+    for (const messageId of ['m1', 'm2']) {
+      const end = await turn(messageId);
+      assert.equal(end.stopReason, 'end_turn', JSON.stringify(end.error));
+    }
+    assert.equal(fake.refreshes, 2, 'one refresh per turn (each new token expires within the margin too)');
+    assert.deepEqual(gateway.map((g) => g.team), ['team_1', 'team_1']);
+    assert.ok(gateway.every((g) => !first.has(g.token)), 'the first token was never sent');
+    const provider = (await fxbot.providers.list())[0];
+    assert.equal(provider.signedIn, true);
+  } finally {
+    await fxbot.close();
+    await fake.close();
+  }
+});
+
+test('a fresh Vercel sign-in is used as it is', async () => {
+  const { fake, fxbot, turn } = await signedInBot({}, (token, f) => token === f.accessToken);
+  try {
+    assert.equal((await turn('m1')).stopReason, 'end_turn');
+    assert.equal(fake.refreshes, 0);
+  } finally {
+    await fxbot.close();
+    await fake.close();
+  }
 });

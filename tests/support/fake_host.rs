@@ -158,6 +158,11 @@ pub struct State {
     pub appends: bool,
     /// Every session write that reached the store, in order: `("commit" | "append", bytes)`.
     pub writes: Vec<(&'static str, usize)>,
+    /// How many times the session store was loaded.
+    pub session_loads: usize,
+    /// Response bodies yield to the executor before each chunk, as a network read does: a task
+    /// beside the turn (a stream consumer) runs between two chunks.
+    pub pace_chunks: bool,
 }
 
 #[derive(Clone, Default)]
@@ -265,10 +270,30 @@ pub struct FakeBody {
     waiting: Rc<Cell<bool>>,
     /// Each read waits this long on the host's clock first (`Reply::Paced`).
     pace: Option<(FakeHost, i64)>,
+    /// Each read first yields to the executor once (`State::pace_chunks`).
+    yields: bool,
+}
+
+/// Returns `Pending` once (waking itself): the executor runs its other tasks first.
+pub async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    })
+    .await;
 }
 
 impl ResponseBody for FakeBody {
     async fn next_chunk(&mut self, cancel: &Cancel) -> Result<Option<Vec<u8>>, FetchError> {
+        if self.yields {
+            yield_now().await;
+        }
         if let Some((host, every_ms)) = &self.pace {
             let target = host.state.borrow().now_ms + every_ms;
             self.waiting.set(true);
@@ -442,6 +467,7 @@ impl Http for FakeHost {
 
 impl SessionStore for FakeHost {
     async fn load_session(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
+        self.state.borrow_mut().session_loads += 1;
         self.maybe_hang("load").await;
         Ok(self
             .state
@@ -705,6 +731,7 @@ impl FakeHost {
             stall,
             waiting: self.waiting.clone(),
             pace: None,
+            yields: self.state.borrow().pace_chunks,
         }
     }
 }

@@ -1,1 +1,2 @@
+pub mod bot_args;
 pub mod fake_host;

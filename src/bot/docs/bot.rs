@@ -1,6 +1,7 @@
-//! The bot document `bot/<id>` (fxbot DESIGN §5.2): the [`Fields`], `pinned`, times, the current
-//! chat, `preview` and `handoff`; the pure update step (`bots.update`'s rules that need only this
-//! document and the other bots' pins), the list order, and the seed's `Profile`.
+//! The bot document `bot/<id>` (fxbot DESIGN §5.2): the [`Fields`], times, the current chat,
+//! `preview` and `handoff`; the pure update step (`bots.update`'s rules that need only this
+//! document), the list order, and the seed's `Profile`. Whether a bot is pinned is the pins
+//! document's ([`super::pins`]).
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -9,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::SCHEMA;
-use crate::bot::fields::{check_pin, Changed, Fields, FieldsPatch, PinError};
+use crate::bot::fields::{Changed, Fields, FieldsPatch};
 use crate::bot::ids::BotId;
 
 /// How much of the latest reply `preview` keeps (characters).
@@ -23,7 +24,6 @@ pub struct BotDoc {
     pub id: BotId,
     #[serde(flatten)]
     pub fields: Fields,
-    pub pinned: bool,
     /// RFC 3339.
     pub created_at: String,
     /// The latest send or reply (RFC 3339): the list order after pins.
@@ -42,8 +42,6 @@ pub struct BotDoc {
 /// An update a bot's state refuses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UpdateError {
-    #[error("{0}")]
-    Pin(PinError),
     #[error("provider cannot be \"\" for a bot with a chat; choose another provider instead")]
     ProviderNeededForChat,
 }
@@ -78,7 +76,6 @@ impl BotDoc {
             schema: SCHEMA,
             id,
             fields,
-            pinned: false,
             created_at: now.to_owned(),
             activity_at: now.to_owned(),
             session_id: None,
@@ -88,23 +85,14 @@ impl BotDoc {
         }
     }
 
-    /// Applies a `bots.update` patch. `bots` is every bot with whether it is pinned (read inside
-    /// the same retry, so the pin limit holds under races); this bot may be among them.
+    /// Applies a `bots.update` patch (its `pinned` is the pins document's).
     ///
     /// Nothing changes when it fails. The provider's existence and the handoff itself are the
     /// engine's: a provider change on a bot with a chat is reported in [`Updated::needs_handoff`].
     ///
     /// # Errors
-    /// [`UpdateError::Pin`] for a pin over the limit; [`UpdateError::ProviderNeededForChat`] for
-    /// `provider: ""` on a bot with a chat.
-    pub fn update<'a>(
-        &mut self,
-        patch: &FieldsPatch,
-        bots: impl IntoIterator<Item = (&'a BotId, bool)>,
-    ) -> Result<Updated, UpdateError> {
-        if let Some(pinned) = patch.pinned {
-            check_pin(bots, &self.id, pinned).map_err(UpdateError::Pin)?;
-        }
+    /// [`UpdateError::ProviderNeededForChat`] for `provider: ""` on a bot with a chat.
+    pub fn update(&mut self, patch: &FieldsPatch) -> Result<Updated, UpdateError> {
         if self.session_id.is_some()
             && patch.provider == Some(None)
             && self.fields.provider.is_some()
@@ -112,9 +100,6 @@ impl BotDoc {
             return Err(UpdateError::ProviderNeededForChat);
         }
         let changed = self.fields.apply(patch);
-        if let Some(pinned) = patch.pinned {
-            self.pinned = pinned;
-        }
         Ok(Updated {
             changed,
             needs_handoff: changed.provider && self.session_id.is_some(),
@@ -138,7 +123,7 @@ impl BotDoc {
     }
 
     /// The bot as `bots.get` returns it; `busy` is whether a turn runs in this process.
-    pub fn profile(&self, busy: bool) -> Profile {
+    pub fn profile(&self, busy: bool, pinned: bool) -> Profile {
         Profile {
             fields: self.fields.clone(),
             id: self.id.clone(),
@@ -146,18 +131,17 @@ impl BotDoc {
             preview: self.preview.clone(),
             handoff: self.handoff.clone(),
             busy,
-            pinned: self.pinned,
+            pinned,
         }
     }
 }
 
-/// `bots.list()` order: pinned first, then the latest activity, then the id (so equal times
-/// still give one order).
-pub fn list_order(a: &BotDoc, b: &BotDoc) -> Ordering {
-    b.pinned
-        .cmp(&a.pinned)
-        .then_with(|| b.activity_at.cmp(&a.activity_at))
-        .then_with(|| a.id.cmp(&b.id))
+/// `bots.list()` order of `(bot, pinned)`: pinned first, then the latest activity, then the id
+/// (so equal times still give one order).
+pub fn list_order(a: &(BotDoc, bool), b: &(BotDoc, bool)) -> Ordering {
+    b.1.cmp(&a.1)
+        .then_with(|| b.0.activity_at.cmp(&a.0.activity_at))
+        .then_with(|| a.0.id.cmp(&b.0.id))
 }
 
 #[cfg(test)]
@@ -179,7 +163,7 @@ mod tests {
     }
 
     fn patch(value: Value) -> FieldsPatch {
-        FieldsPatch::from_json(Some(&value), PatchFor::Update).unwrap()
+        FieldsPatch::from_arg(serde_json::from_value(value).unwrap(), PatchFor::Update).unwrap()
     }
 
     #[test]
@@ -189,7 +173,7 @@ mod tests {
         let bytes = encode(&bot);
         assert_eq!(
             String::from_utf8(bytes.clone()).unwrap(),
-            r#"{"schema":1,"id":"000000000001","name":"New bot","instructions":"","model":"","provider":"","shape":"circle","color":"gray","pinned":false,"createdAt":"2026-12-01T00:00:00.000Z","activityAt":"2026-12-01T00:00:00.000Z","sessionId":"1796004787807-1796004787807100283-5a7c3606642b8401","preview":null,"handoff":null}"#
+            r#"{"schema":1,"id":"000000000001","name":"New bot","instructions":"","model":"","provider":"","shape":"circle","color":"gray","createdAt":"2026-12-01T00:00:00.000Z","activityAt":"2026-12-01T00:00:00.000Z","sessionId":"1796004787807-1796004787807100283-5a7c3606642b8401","preview":null,"handoff":null}"#
         );
         let back: BotDoc = decode("bot/000000000001", &bytes).unwrap();
         assert_eq!(back, bot);
@@ -215,35 +199,6 @@ mod tests {
     }
 
     #[test]
-    fn pins_count_the_other_bots() {
-        let bots: Vec<BotDoc> = (1..=4)
-            .map(|n| {
-                let mut b = doc(n);
-                b.pinned = n <= 3;
-                b
-            })
-            .collect();
-        let pins = || bots.iter().map(|b| (&b.id, b.pinned));
-        let mut fourth = bots[3].clone();
-        let err = fourth.update(&patch(json!({"pinned": true, "name": "x"})), pins());
-        assert_eq!(err, Err(UpdateError::Pin(PinError { max: 3 })));
-        assert_eq!(fourth, bots[3], "a refused update changes nothing");
-        let mut first = bots[0].clone();
-        assert!(first
-            .update(&patch(json!({"pinned": true})), pins())
-            .is_ok());
-        assert!(first
-            .update(&patch(json!({"pinned": false})), pins())
-            .is_ok());
-        assert!(!first.pinned);
-        let mut unpinned = bots.clone();
-        unpinned[0].pinned = false;
-        let pins = unpinned.iter().map(|b| (&b.id, b.pinned));
-        assert!(fourth.update(&patch(json!({"pinned": true})), pins).is_ok());
-        assert!(fourth.pinned);
-    }
-
-    #[test]
     fn provider_rules_with_a_chat() {
         let p1 = ProviderId::parse("00000000000a").unwrap();
         let mut bot = doc(1);
@@ -251,24 +206,21 @@ mod tests {
         bot.fields.model = "m".into();
         // Without a chat, "" is fine.
         let mut no_chat = bot.clone();
-        let up = no_chat.update(&patch(json!({"provider": ""})), []).unwrap();
+        let up = no_chat.update(&patch(json!({"provider": ""}))).unwrap();
         assert!(up.changed.provider && !up.needs_handoff);
         // With a chat, "" is refused, and a new provider needs a handoff.
         bot.session_id = Some("s".into());
         assert_eq!(
-            bot.clone().update(&patch(json!({"provider": ""})), []),
+            bot.clone().update(&patch(json!({"provider": ""}))),
             Err(UpdateError::ProviderNeededForChat)
         );
         let up = bot
-            .update(&patch(json!({"provider": "00000000000b"})), [])
+            .update(&patch(json!({"provider": "00000000000b"})))
             .unwrap();
         assert!(up.needs_handoff);
         assert_eq!(bot.fields.model, "");
         let again = bot
-            .update(
-                &patch(json!({"provider": "00000000000b", "color": "teal"})),
-                [],
-            )
+            .update(&patch(json!({"provider": "00000000000b", "color": "teal"})))
             .unwrap();
         assert!(!again.needs_handoff);
         assert_eq!(bot.fields.color, Color::Teal);
@@ -287,18 +239,18 @@ mod tests {
         bot.record_reply("   ", "2026-12-04T00:00:00.000Z");
         assert_eq!(bot.preview.as_deref(), Some(preview.as_str()));
         assert_eq!(bot.activity_at, "2026-12-04T00:00:00.000Z");
-        let profile = serde_json::to_value(bot.profile(true)).unwrap();
+        let profile = serde_json::to_value(bot.profile(true, false)).unwrap();
         assert_eq!(
             profile,
             json!({"name":"New bot","instructions":"","model":"","provider":"","shape":"circle","color":"gray","id":"000000000001","sessionId":null,"preview":preview,"handoff":null,"busy":true,"pinned":false})
         );
 
-        let mut bots = [doc(1), doc(2), doc(3), doc(4)];
-        bots[0].activity_at = "2026-12-05T00:00:00.000Z".into();
-        bots[2].pinned = true;
-        bots[3].activity_at = "2026-12-06T00:00:00.000Z".into();
+        let mut bots = [doc(1), doc(2), doc(3), doc(4)].map(|b| (b, false));
+        bots[0].0.activity_at = "2026-12-05T00:00:00.000Z".into();
+        bots[2].1 = true;
+        bots[3].0.activity_at = "2026-12-06T00:00:00.000Z".into();
         bots.sort_by(list_order);
-        let order: Vec<&str> = bots.iter().map(|b| b.id.as_str()).collect();
+        let order: Vec<&str> = bots.iter().map(|b| b.0.id.as_str()).collect();
         assert_eq!(
             order,
             [

@@ -9,6 +9,8 @@ pub const BOT_PREFIX: &str = "bot/";
 pub const CHAT_PREFIX: &str = "chat/";
 /// The settings document.
 pub const SETTINGS: &str = "settings";
+/// The pins document.
+pub const PINS: &str = "pins";
 
 /// `bot/<id>`.
 pub fn bot(id: &BotId) -> String {

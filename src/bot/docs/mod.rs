@@ -6,6 +6,7 @@
 //! - [`bot`]: `bot/<id>`, a bot's fields and state; the update and pin rules; `Profile`.
 //! - [`chat`]: `chat/<botId>`, a bot's messages by `messageId` (the idempotency claims) and its
 //!   earlier chats.
+//! - [`pins`]: `pins`, which bots are pinned (one document, so the limit holds under races).
 //!
 //! # Canonical JSON
 //!
@@ -18,6 +19,7 @@
 pub mod bot;
 pub mod chat;
 pub mod keys;
+pub mod pins;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -24,8 +24,7 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
-use super::super::settings::{secret_key, SecretDoc};
-use super::super::store::{self, load, store_error, Step};
+use super::super::store::{self, load, Step};
 use super::super::stream::{SavedFile, StopReason, TurnStart, Usage};
 use super::super::tools::BotTools;
 use super::super::upload::{check_message, message_id, FileKind};
@@ -190,10 +189,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         if model.is_empty() {
             return Err(FxbotError::NoModel);
         }
-        let secret = load::<SecretDoc, D>(&self.docs, &secret_key(provider_id))
-            .await?
-            .map(|l| l.doc);
-        let token = secret.and_then(|s| s.api_key.or(s.access_token));
+        let token = self.credential(provider_id, &provider).await?;
         Ok((model, token, provider.team_id))
     }
 
@@ -205,11 +201,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         bot: &BotDoc,
         model: &str,
     ) -> Result<LiveSession, FxbotError> {
-        let session_error = |e: SessionError| FxbotError::StoreFailed {
-            key: bot.session_id.clone().unwrap_or_default(),
-            method: "load",
-            message: e.to_string(),
-        };
+        let session_error = |e: SessionError| FxbotError::session(bot.session_id.as_deref(), e);
         if let Some(session_id) = &bot.session_id {
             match LiveSession::open(&self.host, session_id, Mode::Ask).await {
                 Ok(mut session) => {
@@ -288,18 +280,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 &[],
                 at,
             );
-            self.docs
-                .doc_commit(&lib::blob_key(&item_id), &file.bytes, None)
-                .await
-                .map_err(store_error)?;
-            self.docs
-                .doc_commit(
-                    &lib::item_key(&item_id),
-                    &super::super::docs::encode(&item),
-                    None,
-                )
-                .await
-                .map_err(store_error)?;
+            store::commit(&self.docs, &lib::blob_key(&item_id), &file.bytes, None).await?;
+            store::commit(
+                &self.docs,
+                &lib::item_key(&item_id),
+                &super::super::docs::encode(&item),
+                None,
+            )
+            .await?;
             saved.push(SavedFile {
                 name: file.name.clone(),
                 media_type: file.media_type.clone(),
@@ -507,6 +495,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             },
         )
         .await;
+        self.keep_saved_turn(&bot, &session).await;
         {
             let mut state = self.state.borrow_mut();
             if let Some(journal) = state.journals.get_mut(&bot) {

@@ -5,11 +5,15 @@ use serde_json::{json, Value};
 
 use crate::caps::{DocStore, Host};
 
+use super::super::args::{Arg, Object};
+use super::super::docs::DocError;
 use super::super::error::{Entity, FxbotError};
 use super::super::ids::LibraryId;
-use super::super::library::{blob_key, item_key, Filter, ItemDoc, Origin, ITEM_PREFIX};
-use super::super::store::{load, store_error};
-use super::super::upload::check_message;
+use super::super::library::{
+    blob_key, item_key, tags_from_arg, Filter, FilterArg, ItemDoc, Origin, ITEM_PREFIX,
+};
+use super::super::store::{self, load, store_error};
+use super::super::upload::{check_file, Limits, UploadArg};
 use super::{not_found, Fxbot};
 
 /// A library item's bytes (`library.read`).
@@ -33,40 +37,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         value
     }
 
-    async fn item(&self, id: &str) -> Result<ItemDoc, FxbotError> {
-        let id = LibraryId::parse(id)?;
-        load::<ItemDoc, D>(&self.docs, &item_key(&id))
+    async fn item(&self, id: &LibraryId) -> Result<ItemDoc, FxbotError> {
+        load::<ItemDoc, D>(&self.docs, &item_key(id))
             .await?
             .map(|l| l.doc)
-            .ok_or_else(|| not_found(Entity::LibraryItem, &id))
+            .ok_or_else(|| not_found(Entity::LibraryItem, id))
     }
 
     /// `library.list(filter?)`: newest first.
     ///
     /// # Errors
     /// 400 for a filter that is not an object of strings.
-    pub async fn library_list(&self, filter: &Value) -> Result<Vec<Value>, FxbotError> {
+    pub async fn library_list(&self, filter: Object<FilterArg>) -> Result<Vec<Value>, FxbotError> {
         self.check_open()?;
-        let text = |key: &str| -> Result<Option<String>, FxbotError> {
-            match filter.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(FxbotError::Invalid {
-                    message: format!("the library filter's {key} must be a string"),
-                }),
-            }
-        };
-        if !(filter.is_null() || filter.is_object()) {
-            return Err(FxbotError::Invalid {
-                message: "library.list takes an object filter".to_owned(),
-            });
-        }
-        let filter = Filter {
-            bot_id: text("botId")?,
-            session_id: text("sessionId")?,
-            tag: text("tag")?,
-        };
-        let listed = self.docs.doc_list(ITEM_PREFIX).await.map_err(store_error)?;
+        let filter = Filter::from_arg(filter)?;
+        let listed = store::list(&self.docs, ITEM_PREFIX).await?;
         let mut items = Vec::new();
         for doc in listed {
             if let Some(item) = load::<ItemDoc, D>(&self.docs, &doc.key).await? {
@@ -83,7 +68,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// 400 for the id's shape, 404 for an unknown item.
-    pub async fn library_get(&self, id: &str) -> Result<Value, FxbotError> {
+    pub async fn library_get(&self, id: &LibraryId) -> Result<Value, FxbotError> {
         self.check_open()?;
         Ok(self.item_json(&self.item(id).await?))
     }
@@ -92,32 +77,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// 400 for a file outside the rules or tags that are not strings.
-    pub async fn library_add(&self, upload: &Value, tags: &Value) -> Result<Value, FxbotError> {
+    pub async fn library_add(
+        &self,
+        upload: Object<UploadArg>,
+        tags: Arg<Vec<Arg<String>>>,
+    ) -> Result<Value, FxbotError> {
         self.check_open()?;
-        let message = json!({"text": "", "messageId": "library", "files": [upload]});
-        let checked = check_message(&message)?;
-        let Some(file) = checked.files.into_iter().next() else {
-            return Err(FxbotError::Invalid {
-                message: "library.add needs a file".to_owned(),
-            });
-        };
-        let tags: Vec<String> = match tags {
-            Value::Null => Vec::new(),
-            Value::Array(list) => list
-                .iter()
-                .map(|t| match t.as_str() {
-                    Some(t) if !t.is_empty() && t.len() <= 256 => Ok(t.to_owned()),
-                    _ => Err(FxbotError::Invalid {
-                        message: "tags must be strings of 1 to 256 characters".to_owned(),
-                    }),
-                })
-                .collect::<Result<_, _>>()?,
-            _ => {
-                return Err(FxbotError::Invalid {
-                    message: "tags must be an array of strings".to_owned(),
-                })
-            }
-        };
+        let file = check_file(1, upload, &Limits::DEFAULT)?;
+        let tags = tags_from_arg(tags)?;
         let id = LibraryId::mint(|b| self.host.fill_random(b));
         let item = ItemDoc::new(
             id.clone(),
@@ -128,14 +95,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             &tags,
             &self.now(),
         );
-        self.docs
-            .doc_commit(&blob_key(&id), &file.bytes, None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_commit(&item_key(&id), &super::super::docs::encode(&item), None)
-            .await
-            .map_err(store_error)?;
+        store::commit(&self.docs, &blob_key(&id), &file.bytes, None).await?;
+        store::commit(
+            &self.docs,
+            &item_key(&id),
+            &super::super::docs::encode(&item),
+            None,
+        )
+        .await?;
         Ok(self.item_json(&item))
     }
 
@@ -143,18 +110,20 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// 400/404 for the id; 500 when its bytes are missing.
-    pub async fn library_read(&self, id: &str) -> Result<ItemBytes, FxbotError> {
+    pub async fn library_read(&self, id: &LibraryId) -> Result<ItemBytes, FxbotError> {
         self.check_open()?;
         let item = self.item(id).await?;
+        let key = blob_key(&item.id);
         let blob = self
             .docs
-            .doc_load(&blob_key(&item.id))
+            .doc_load(&key)
             .await
-            .map_err(store_error)?
-            .ok_or_else(|| FxbotError::StoreFailed {
-                key: blob_key(&item.id),
-                method: "load",
-                message: "the item's bytes are missing".to_owned(),
+            .map_err(|e| store_error(&key, e))?
+            .ok_or_else(|| {
+                FxbotError::Doc(DocError::Damaged {
+                    key: item_key(&item.id),
+                    detail: "the item's bytes are missing".to_owned(),
+                })
             })?;
         Ok(ItemBytes {
             name: item.name,
@@ -167,7 +136,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// As [`Fxbot::library_read`].
-    pub async fn library_read_json(&self, id: &str) -> Result<Value, FxbotError> {
+    pub async fn library_read_json(&self, id: &LibraryId) -> Result<Value, FxbotError> {
         let item = self.library_read(id).await?;
         Ok(json!({
             "name": item.name,
@@ -180,17 +149,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// 400/404 for the id.
-    pub async fn library_remove(&self, id: &str) -> Result<(), FxbotError> {
+    pub async fn library_remove(&self, id: &LibraryId) -> Result<(), FxbotError> {
         self.check_open()?;
         let item = self.item(id).await?;
-        self.docs
-            .doc_remove(&blob_key(&item.id), None)
-            .await
-            .map_err(store_error)?;
-        self.docs
-            .doc_remove(&item_key(&item.id), None)
-            .await
-            .map_err(store_error)?;
+        store::remove(&self.docs, &blob_key(&item.id)).await?;
+        store::remove(&self.docs, &item_key(&item.id)).await?;
         Ok(())
     }
 }

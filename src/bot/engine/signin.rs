@@ -1,20 +1,56 @@
 //! `signIns.*` for part 1 (fxbot DESIGN §12.1): a Vercel account through the existing device
 //! login (`src/auth`). `start` asks for a device code, opens the verification page through the
 //! host and returns the pending `SignIn`; the polling runs as a [`SignInTask`]. An approved
-//! sign-in adds a `vercel` provider: exactly one team is taken, several leave `teamId` null.
-//! Sign-ins live in memory only (a reload loses a pending one, whose code expires in minutes).
+//! sign-in adds a `vercel` provider whose secret is the login's OAuth record: exactly one team
+//! is taken, several leave `teamId` null. Sign-ins live in memory only (a reload loses a
+//! pending one, whose code expires in minutes).
+//!
+//! A turn's credential ([`Fxbot::credential`]): a key provider's API key, or a signed-in
+//! provider's access token, refreshed first when it is within a minute of expiry, by the same
+//! refresh as the terminal's login (`auth::resolve_credential`) over the provider's secret
+//! record ([`SecretRecord`]: one record under compare-and-set, the `OAuthStore` contract).
 
 use std::rc::Rc;
 
 use serde_json::{json, Value};
 
 use crate::agent::time::rfc3339_ms;
-use crate::auth::{AuthConfig, DeviceLogin, PollOutcome, TeamChoice};
-use crate::caps::{Cancel, DocStore, Host};
+use crate::auth::{resolve_credential, DeviceLogin, PollOutcome, Resolution, TeamChoice};
+use crate::caps::{Cancel, DocStore, Host, OAuthStore, RemoveOutcome, StoreError, StoredRecord};
 
+use super::super::args::Arg;
+use super::super::docs::decode;
 use super::super::error::{Entity, FxbotError};
+use super::super::ids::ProviderId;
+use super::super::settings::{secret_key, Kind, ProviderDoc, SecretDoc};
 use super::super::shown::shown;
+use super::super::store::store_error;
 use super::{not_found, Fxbot};
+
+/// A provider's secret record in the document store, as the one stored login the `OAuthStore`
+/// contract describes (the sign-in's refresh reads and writes it with compare-and-set).
+pub struct SecretRecord<'a, D> {
+    docs: &'a D,
+    key: String,
+}
+
+impl<D: DocStore> OAuthStore for SecretRecord<'_, D> {
+    async fn oauth_load(&self) -> Result<Option<StoredRecord>, StoreError> {
+        self.docs.doc_load(&self.key).await
+    }
+    async fn oauth_commit(
+        &self,
+        bytes: Vec<u8>,
+        expected: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let revision = self.docs.doc_commit(&self.key, &bytes, expected).await;
+        crate::auth::secret::wipe(bytes);
+        revision
+    }
+    async fn oauth_remove(&self, expected: Option<&str>) -> Result<RemoveOutcome, StoreError> {
+        self.docs.doc_remove(&self.key, expected).await
+    }
+}
 
 /// The polling of one sign-in, for [`Fxbot::signin_run`].
 pub struct SignInTask {
@@ -40,42 +76,40 @@ pub(super) struct SignIn {
 
 impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     fn set_signin(&self, id: &str, change: impl FnOnce(&mut Value)) {
-        if let Some(signin) = self.state.borrow_mut().signins.get_mut(id) {
+        let mut state = self.state.borrow_mut();
+        if let Some(signin) = state.signins.get_mut(id) {
             change(&mut signin.view);
         }
-        self.notify();
+        state.waiters.wake_signins();
     }
 
     /// `signIns.start(kind)`: `vercel` only in part 1.
     ///
     /// # Errors
     /// 400 for another kind; 502 when the device authorization fails.
-    pub async fn signin_start(
-        &self,
-        kind: &Value,
-        auth: &AuthConfig,
-    ) -> Result<(Value, SignInTask), FxbotError> {
+    pub async fn signin_start(&self, kind: Arg<String>) -> Result<(Value, SignInTask), FxbotError> {
         self.check_open()?;
-        match kind.as_str() {
-            Some("vercel") => {}
-            Some(other @ ("chatgpt" | "grok")) => {
+        match &kind {
+            Arg::Given(k) if k == "vercel" => {}
+            Arg::Given(other) if other == "chatgpt" || other == "grok" => {
                 return Err(FxbotError::Invalid {
                     message: format!(
-                    "signing in to {other} is not available in this version; only \"vercel\" is"
-                ),
-                })
-            }
-            _ => {
-                return Err(FxbotError::Invalid {
-                    message: format!(
-                        "signIns.start takes \"vercel\" in this version; got {}",
-                        shown(&kind.to_string())
+                        "signing in to {other} is not available in this version; only \"vercel\" is"
                     ),
                 })
             }
+            other => {
+                let got = match other {
+                    Arg::Given(text) => shown(text),
+                    _ => other.found().to_owned(),
+                };
+                return Err(FxbotError::Invalid {
+                    message: format!("signIns.start takes \"vercel\" in this version; got {got}"),
+                });
+            }
         }
         let cancel = Cancel::new();
-        let login = DeviceLogin::start(&self.host, &self.host, &cancel, auth)
+        let login = DeviceLogin::start(&self.host, &self.host, &cancel, &self.config.auth)
             .await
             .map_err(|e| FxbotError::ProviderFailed {
                 message: format!("the Vercel sign-in could not start: {e}"),
@@ -114,19 +148,16 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let outcome = login.wait(&self.host, &self.host, &cancel).await;
         let (status, error, provider) = match outcome {
             PollOutcome::Authorized(authorized) => {
-                let teams = match authorized
+                let choice = authorized
                     .team_choice(&self.host, &self.host, &cancel)
-                    .await
-                {
-                    TeamChoice::NoTeams => Vec::new(),
-                    TeamChoice::Single(team) => vec![team.id],
-                    TeamChoice::Pick(teams) => teams.into_iter().map(|t| t.id).collect(),
+                    .await;
+                let (teams, team) = match choice {
+                    TeamChoice::NoTeams => (Vec::new(), None),
+                    TeamChoice::Single(team) => (vec![team.id.clone()], Some(team)),
+                    TeamChoice::Pick(teams) => (teams.into_iter().map(|t| t.id).collect(), None),
                 };
-                let expires = i64::try_from(authorized.expires_at_ms()).ok();
-                match self
-                    .providers_add_signed_in(authorized.access_token().expose(), expires, teams)
-                    .await
-                {
+                let record = authorized.into_record(team.as_ref());
+                match self.providers_add_signed_in(&record, teams).await {
                     Ok(provider) => ("complete", None, provider),
                     Err(e) => ("failed", Some(e.to_string()), Value::Null),
                 }
@@ -172,8 +203,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             if view.get("status").and_then(Value::as_str) != Some("pending") {
                 return Ok(view);
             }
-            let (sender, receiver) = futures::channel::oneshot::channel();
-            self.state.borrow_mut().waiters.push(sender);
+            let receiver = self.state.borrow_mut().waiters.signin();
             if receiver.await.is_err() {
                 return self.signin_get(id);
             }
@@ -194,5 +224,55 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         signin.login.cancel();
         signin.cancel.cancel();
         Ok(())
+    }
+}
+
+impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+    /// The credential of a turn on `provider` (id `id`): a key provider's API key, or a
+    /// signed-in provider's access token, refreshed first when it expires within a minute
+    /// (the refreshed record, with a rotated refresh token, is stored). `None`: no credential
+    /// is stored.
+    ///
+    /// # Errors
+    /// 502 when the sign-in cannot be refreshed (sign in again); 500 for the store.
+    pub(super) async fn credential(
+        &self,
+        id: &ProviderId,
+        provider: &ProviderDoc,
+    ) -> Result<Option<String>, FxbotError> {
+        let key = secret_key(id);
+        match provider.kind {
+            Kind::Gateway => {
+                let stored = self
+                    .docs
+                    .doc_load(&key)
+                    .await
+                    .map_err(|e| store_error(&key, e))?;
+                let Some(stored) = stored else {
+                    return Ok(None);
+                };
+                Ok(decode::<SecretDoc>(&key, &stored.bytes)?.api_key)
+            }
+            Kind::Vercel => {
+                let record = SecretRecord {
+                    docs: &self.docs,
+                    key,
+                };
+                let resolved =
+                    resolve_credential(&record, &self.host, &self.host, &self.config.auth)
+                        .await
+                        .map_err(|e| FxbotError::ProviderFailed {
+                            message: format!(
+                                "the Vercel sign-in of provider {id} could not be refreshed ({e}); sign in again with signIns.start(\"vercel\")"
+                            ),
+                        })?;
+                Ok(match resolved {
+                    Resolution::Current(c) | Resolution::Refreshed(c) | Resolution::Adopted(c) => {
+                        Some(c.access_token().to_owned())
+                    }
+                    Resolution::Absent | Resolution::Unusable(_) => None,
+                })
+            }
+        }
     }
 }

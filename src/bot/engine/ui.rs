@@ -18,13 +18,7 @@ pub struct BotUi<'a> {
 
 impl BotUi<'_> {
     fn with_journal(&self, f: impl FnOnce(&mut Journal)) {
-        let mut state = self.state.borrow_mut();
-        if let Some(journal) = state.journals.get_mut(&self.bot) {
-            f(journal);
-        }
-        for waiter in state.waiters.drain(..) {
-            let _ = waiter.send(());
-        }
+        self.state.borrow_mut().with_journal(&self.bot, f);
     }
 }
 

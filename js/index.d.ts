@@ -954,6 +954,12 @@ export interface TerminalAdapter {
   drain?(): Promise<void>;
   readonly cols: number;
   readonly rows: number;
+  /**
+   * True when Esc then Tab (or Shift+Tab) moves the focus out of the terminal, as
+   * {@link xtermAdapter} does for a browser xterm.js (@xterm/headless has no focus): fx's
+   * `/help` then lists those keys.
+   */
+  readonly escThenTabLeaves?: boolean;
 }
 
 export interface FxTerminalOptions {

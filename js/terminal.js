@@ -229,6 +229,7 @@ export async function createFxTerminal(options) {
       sessionStore: Boolean(options.sessionStore),
       downloads: Boolean(download),
       oauth: Boolean(options.oauthSessionStore) && typeof options.openUrl === 'function',
+      escThenTabLeaves: terminal.escThenTabLeaves === true,
     });
   } catch (error) {
     emit('runtime.exit', { surface: 'terminal', code: 1 });

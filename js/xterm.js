@@ -1,8 +1,11 @@
 // xterm.js glue: `encodeXtermKeyEvent` (keys xterm.js cannot encode with their modifiers) and
 // `xtermAdapter`, which wraps a `Terminal` (browser or @xterm/headless) into the terminal
-// adapter `createFxTerminal` expects.
+// adapter `createFxTerminal` expects. In a browser the terminal keeps Tab for itself, so a
+// keyboard user would be shut in: Esc then Tab (or Shift+Tab) leaves it to the browser, which
+// moves the focus on, as CodeMirror does.
 
 const ARROWS = { ArrowUp: 'A', ArrowDown: 'B', ArrowRight: 'C', ArrowLeft: 'D' };
+const MODIFIERS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'AltGraph', 'CapsLock']);
 
 /**
  * The input sequence for a keydown xterm.js would send without its modifier, or `null` to
@@ -32,8 +35,21 @@ export function xtermAdapter(term) {
   // The key whose keydown was sent encoded: its keypress and keyup must not reach xterm.js
   // either, or it sends the key's plain form too (Shift+Enter's keypress is a bare `\r`).
   let consumed = null;
-  if (typeof term.attachCustomKeyEventHandler === 'function') {
+  // The last key pressed was a bare Esc (modifier keys alone do not count): a Tab now leaves.
+  let escaped = false;
+  const leaves = typeof term.attachCustomKeyEventHandler === 'function';
+  if (leaves) {
     term.attachCustomKeyEventHandler((event) => {
+      if (event?.type === 'keydown' && !MODIFIERS.has(event.key)) {
+        const bare = !event.ctrlKey && !event.altKey && !event.metaKey;
+        // WebKitGTK names Shift+Tab `Unidentified` (GTK's ISO_Left_Tab); its code is still Tab.
+        if (escaped && bare && (event.key === 'Tab' || event.code === 'Tab')) {
+          escaped = false;
+          // Neither xterm.js nor fx sees it; the browser's own Tab moves the focus.
+          return false;
+        }
+        escaped = bare && !event.shiftKey && event.key === 'Escape';
+      }
       if (event?.type !== 'keydown') {
         if (consumed === null || event?.key !== consumed) return true;
         if (event.type === 'keyup') consumed = null;
@@ -79,5 +95,7 @@ export function xtermAdapter(term) {
     get rows() {
       return term.rows;
     },
+    /** Esc then Tab moves the focus out (a browser xterm.js): fx's /help lists the keys. */
+    escThenTabLeaves: leaves,
   };
 }

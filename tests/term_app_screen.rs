@@ -326,6 +326,80 @@ fn resize_rewraps_the_composer() {
     );
 }
 
+/// `/status`: a `● Status` heading over one labelled row per setting, the values in one column;
+/// on a narrow screen each value goes under its label; nothing is `key=value`.
+#[test]
+fn status_is_labelled_rows_in_one_column() {
+    let host = FakeHost::new();
+    let mut t = Term::start(
+        &host,
+        Options {
+            cols: 100,
+            rows: 40,
+            ..Options::default()
+        },
+    );
+    t.type_str("/status\r");
+    let screen = t.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let head = lines.iter().position(|l| *l == "● Status").expect(&screen);
+    let rows = &lines[head + 1..head + 9];
+    let labels: Vec<&str> = rows
+        .iter()
+        .map(|row| row.trim_start().split("   ").next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Model",
+            "Permissions",
+            "Sign-in",
+            "Session",
+            "Sessions",
+            "Prompt history",
+            "Workspace",
+            "Version"
+        ],
+        "{screen}"
+    );
+    // Every value starts in the same column, past the longest label.
+    let column = |row: &str| {
+        let label = row.trim_start().split("   ").next().unwrap_or("");
+        let after = &row[row.find(label).unwrap() + label.len()..];
+        row.len() - after.trim_start().len()
+    };
+    let first = column(rows[0]);
+    assert!(rows.iter().all(|row| column(row) == first), "{screen}");
+    assert!(
+        rows[1].ends_with("ask: fx asks before each command (/permissions, Shift+Tab)"),
+        "{screen}"
+    );
+    assert!(rows[2].contains("Sign-in"), "{screen}");
+    assert!(rows[7].ends_with("0.1.0"));
+    assert!(!screen.contains("permission_mode="), "{screen}");
+
+    // 30 columns: each value under its label, indented, within the width.
+    let mut narrow = Term::start(
+        &host,
+        Options {
+            cols: 30,
+            rows: 60,
+            ..Options::default()
+        },
+    );
+    narrow.type_str("/status\r");
+    let screen = narrow.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let head = lines.iter().position(|l| *l == "● Status").expect(&screen);
+    assert_eq!(lines[head + 1], "  Model", "{screen}");
+    assert!(lines[head + 2].starts_with("    "), "{screen}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 30), "{screen}");
+    assert!(
+        screen.contains("  Permissions\n    ask: fx asks before each"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn narrow_and_wide_screens() {
     for cols in [40u16, 200] {
@@ -473,7 +547,11 @@ fn unknown_commands_and_status() {
         t.screen()
     );
     t.type_str("/status\r");
-    assert!(t.screen().contains("permission_mode=ask"), "{}", t.screen());
+    assert!(
+        t.screen().contains("ask: fx asks before each command"),
+        "{}",
+        t.screen()
+    );
     t.type_str("/version\r");
     assert!(t.screen().contains("Version: 0.1.0"));
 }

@@ -43,7 +43,8 @@ fn a_sandboxed_workspace_is_auto_everywhere_and_ask_is_not_offered() {
     );
     t.type_str("/status\r");
     assert!(
-        t.screen().contains("permission_mode=auto"),
+        t.screen()
+            .contains("auto: this host runs every command without asking"),
         "{}",
         t.screen()
     );
@@ -81,7 +82,9 @@ fn under_prompt_the_mode_decides_and_every_place_agrees() {
     assert!(t.screen().contains("Permissions: auto"), "{}", t.screen());
     assert!(status_line(&t).starts_with("auto · "));
     t.type_str("/status\r");
-    assert!(t.screen().contains("permission_mode=auto"));
+    assert!(t
+        .screen()
+        .contains("auto: commands run without asking (/permissions, Shift+Tab)"));
     host.reply(tool_reply("", &[("c1", "ls")]))
         .reply(text_reply(&["listed"]));
     t.type_str("list\r");

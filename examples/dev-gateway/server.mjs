@@ -13,17 +13,18 @@
 //   page never sees).
 //
 // Usage: node examples/dev-gateway/server.mjs [--port N] [--demo]   (or PORT=N; default 8787;
-// 0 = any free port)
+// 0 = any free port; --help says so, and any other argument is refused)
 
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 import { DEMO_MODEL_ID, demoCatalog, demoClient, demoEvents } from './demo-model.mjs';
 import { checkUpstream, proxyRequest } from './proxy.mjs';
-import { MIME, sendJson, sendText, serveStatic } from './static.mjs';
+import { MIME, sendBody, sendJson, sendText, serveStatic } from './static.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -122,15 +123,11 @@ async function serveHtml(req, res, file, issuer) {
     html = html.replace(IMPORT_MAP_MARKER, `<script type="importmap">${map}</script>`);
     scriptHashes.push(`sha256-${createHash('sha256').update(map, 'utf8').digest('base64')}`);
   }
-  const body = Buffer.from(html, 'utf8');
-  res.writeHead(200, {
+  return sendBody(req, res, Buffer.from(html, 'utf8'), {
     'content-type': MIME['.html'],
-    'content-length': body.length,
-    'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     'content-security-policy': contentSecurityPolicy({ issuer, scriptHashes }),
   });
-  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 function readBody(req) {
@@ -334,22 +331,46 @@ export async function startDevGateway({
   };
 }
 
-function portFromArgs(argv, env) {
-  const index = argv.findIndex((arg) => arg === '--port' || arg.startsWith('--port='));
-  let value = env.PORT ?? '8787';
-  if (index >= 0) value = argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new TypeError(`dev gateway: --port/PORT must be a port number, got ${JSON.stringify(value)}`);
+const USAGE = `Usage: node examples/dev-gateway/server.mjs [--demo] [--port N]
+
+  --demo       every model request gets the scripted demo model (offline; or FX_DEV_GATEWAY_DEMO=1)
+  --port N     listen on port N (default 8787, or PORT; 0 picks a free port)
+  -h, --help   print this help and exit
+`;
+
+/**
+ * The command line: `{ help, demo, port }`. Unknown options, stray arguments and a bad port
+ * are a TypeError saying what was wrong (node:util's parseArgs, strict).
+ */
+export function parseCommandLine(argv, env = process.env) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { demo: { type: 'boolean' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    throw new TypeError(`dev gateway: ${err.message} (see --help)`);
   }
-  return port;
+  const { values } = parsed;
+  const value = values.port ?? env.PORT ?? '8787';
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(port) || port > 65535) {
+    throw new TypeError(`dev gateway: ${values.port === undefined ? 'PORT' : '--port'} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  }
+  return { help: Boolean(values.help), demo: Boolean(values.demo) || env.FX_DEV_GATEWAY_DEMO === '1', port };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
-    const argv = process.argv.slice(2);
-    const demo = argv.includes('--demo') || process.env.FX_DEV_GATEWAY_DEMO === '1';
-    const gateway = await startDevGateway({ port: portFromArgs(argv, process.env), demo });
+    const options = parseCommandLine(process.argv.slice(2));
+    if (options.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    const gateway = await startDevGateway({ port: options.port, demo: options.demo });
     console.log(`fx dev gateway: ${gateway.url}`);
     const says = {
       demo: '--demo: every model request gets the scripted demo model (offline, no AI)',

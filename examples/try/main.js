@@ -15,12 +15,14 @@ import {
   readSession,
   xtermAdapter,
 } from '/pkg/index.js';
+import { downloadName, sessionFiles } from '/examples/shared/session-files.js';
 import { unzip, zip } from '/examples/shared/zip.js';
 import { openTerminal } from './terminal.js';
 import { createJustBashWorkspace } from './workspace.js';
 
 const KEY_ITEM = 'fx.try.gatewayKey'; // sessionStorage: the pasted key lives as long as the tab
 const NOTICE_ITEM = 'fx.try.demoNoticeHidden'; // sessionStorage
+const SCREEN_READER_ITEM = 'fx.try.screenReader'; // localStorage: '1' when the mode is on
 // One permission setting: fx's mode, `ask` or `code` (shown as "auto"), kept by the config store
 // under `mode` like any fx setting. The workspace always lets fx decide (permission "prompt").
 const MODES = ['ask', 'code'];
@@ -144,6 +146,17 @@ function renderHeader() {
   requestAnimationFrame(fitNow);
 }
 
+/**
+ * Where model requests go now, for a toast after a change of credential: the AI Gateway, unless
+ * the server runs with --demo (then every reply stays scripted, whatever the credential).
+ */
+function routeNote(withWhat) {
+  if (state.status?.mode === 'demo') {
+    return 'This server runs with --demo, so replies stay scripted: restart ./scripts/try.sh without --demo to reach the AI Gateway.';
+  }
+  return `fx now talks to the AI Gateway${withWhat}.`;
+}
+
 let toastTimer;
 function toast(message, tone = 'info') {
   const el = $('toast');
@@ -165,7 +178,66 @@ function guard(task) {
 
 // ---- the terminal ----
 
-const { term, fitAddon, fitNow, renderer } = openTerminal($('terminal'));
+const { term, fitAddon, fitNow, renderer } = openTerminal($('terminal'), {
+  screenReaderMode: localStorage.getItem(SCREEN_READER_ITEM) === '1',
+});
+// What the terminal's input says to a screen reader, beyond its name: how to type and leave.
+term.textarea?.setAttribute('aria-describedby', 'terminal-help');
+
+/**
+ * Whether the screen is a conversation not begun: fx's welcome row is on it, the cursor sits
+ * after a bare `┃ ` on the normal screen (no menu, no draft), and no prompt card is shown (a
+ * fresh start, or /clear; the scrollback may hold earlier turns).
+ */
+function composerIsEmpty() {
+  const buffer = term.buffer.active;
+  if (buffer.type !== 'normal' || buffer.cursorX !== 2) return false;
+  const row = buffer.baseY + buffer.cursorY;
+  if (buffer.getLine(row)?.translateToString(true).trimEnd() !== '┃') return false;
+  let welcome = false;
+  for (let y = buffer.baseY; y < buffer.baseY + term.rows; y += 1) {
+    const text = buffer.getLine(y)?.translateToString(true) ?? '';
+    if (text.startsWith('𝒇x')) welcome = true;
+    if (y !== row && /^┃ \S/.test(text)) return false;
+  }
+  return welcome;
+}
+
+/** Shows "Type your prompt here" beside the empty composer, until the first prompt. */
+function placeHint() {
+  const hint = $('composer-hint');
+  const screenEl = term.element?.querySelector('.xterm-screen');
+  const show = runtime !== null && screenEl && composerIsEmpty();
+  hint.hidden = !show;
+  if (!show) return;
+  const box = screenEl.getBoundingClientRect();
+  const main = hint.parentElement.getBoundingClientRect();
+  const cellWidth = box.width / term.cols;
+  const cellHeight = box.height / term.rows;
+  const left = box.left - main.left + (term.buffer.active.cursorX + 2) * cellWidth;
+  hint.style.left = `${left}px`;
+  hint.style.top = `${box.top - main.top + term.buffer.active.cursorY * cellHeight}px`;
+  hint.style.height = `${cellHeight}px`;
+  hint.style.lineHeight = `${cellHeight}px`;
+  hint.style.maxWidth = `${Math.max(0, main.width - left - 12)}px`;
+}
+let hintFrame = 0;
+function scheduleHint() {
+  cancelAnimationFrame(hintFrame);
+  hintFrame = requestAnimationFrame(placeHint);
+}
+term.onWriteParsed(scheduleHint);
+term.onCursorMove(scheduleHint);
+term.onResize(scheduleHint);
+window.addEventListener('resize', scheduleHint);
+
+/** xterm.js's screen-reader mode (an accessible copy of the text, new output announced). */
+function setScreenReader(on) {
+  term.options.screenReaderMode = on;
+  localStorage.setItem(SCREEN_READER_ITEM, on ? '1' : '0');
+  $('screen-reader').setAttribute('aria-pressed', String(on));
+  $('screen-reader-item').textContent = on ? 'Turn screen reader mode off' : 'Turn screen reader mode on';
+}
 
 // "prompt": fx's permission mode decides whether a command needs approval.
 const workspace = createJustBashWorkspace({ permission: 'prompt' });
@@ -268,6 +340,7 @@ async function start(resume) {
     return;
   }
   runtime = rt;
+  scheduleHint();
   if (resume && resume !== 'last') lastSession = resume;
   rt.exited.then((code) => onExited(rt, code));
   await rt.interactive;
@@ -291,7 +364,7 @@ function noteSignIn(present) {
   if (!changed) return;
   // A sign-in or sign-out changes where requests go: restart once the terminal has shown the
   // outcome, on the same session.
-  toast(present ? 'Signed in with Vercel: fx now talks to the AI Gateway.' : 'Signed out of Vercel.');
+  toast(present ? `Signed in with Vercel. ${routeNote(' with your account')}` : 'Signed out of Vercel.');
   clearTimeout(signInRestart);
   signInRestart = setTimeout(() => guard(restart)(), 1500);
 }
@@ -307,31 +380,34 @@ function saveBlob(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** The native session files (Download, or `/export` in the terminal), offered as one zip. */
-function downloadFiles(files) {
-  const id = runtime?.sessionId ?? 'session';
-  saveBlob(zip(Object.fromEntries(Object.entries(files).map(([path, data]) => [`${id}/${path}`, data]))), `${id}.zip`);
+const NOTHING_YET = 'Nothing to download yet: this session has no turn. Send a prompt first.';
+
+/** Whether a session holds anything to keep: a turn, or one that stopped and can go on. */
+const hasContent = (view) => view.turns.length > 0 || Boolean(view.recovery);
+
+/**
+ * The native session files (Download, or `/export` in the terminal), offered as one zip named
+ * after the session's title and date; its folder keeps the session id, as ~/.fx/sessions/ wants.
+ * A session without a turn is not offered (the terminal's /export shows why).
+ */
+async function downloadFiles(files) {
+  const log = files['events.jsonl'];
+  const view = log ? await readSession(log) : null;
+  if (!view) throw new Error('This export has no events.jsonl; nothing was saved.');
+  if (!hasContent(view)) throw new Error(NOTHING_YET);
+  const id = view.id;
+  const name = downloadName(view);
+  saveBlob(zip(Object.fromEntries(Object.entries(files).map(([path, data]) => [`${id}/${path}`, data]))), name);
   toast(
-    `Downloaded ${id}.zip, a native fx session. To go on in the fx CLI, unzip it in ~/.fx/sessions/ (it makes ~/.fx/sessions/${id}/; fx wants that folder private: chmod -R go= it), then run fx --resume ${id}.`,
+    `Downloaded ${name}, a native fx session. To go on in the fx CLI, unzip it in ~/.fx/sessions/ (it makes ~/.fx/sessions/${id}/; fx wants that folder private: chmod -R go= it), then run fx --resume ${id}.`,
   );
 }
 
 async function downloadSession() {
   const id = runtime?.sessionId;
-  if (!id) throw new Error('There is no session to download yet.');
-  const record = await sessionStore.load(id);
-  if (!record) throw new Error('This session has not been saved yet: send a prompt first.');
-  downloadFiles(await exportNativeSession(record.bytes));
-}
-
-/** Drops a folder prefix every path shares (`<id>/events.jsonl` → `events.jsonl`) and OS litter. */
-function sessionFiles(files) {
-  const entries = Object.entries(files).filter(
-    ([path]) => !path.startsWith('__MACOSX/') && !path.split('/').pop().startsWith('.'),
-  );
-  const first = entries[0]?.[0].split('/')[0];
-  const shared = entries.length > 0 && entries.every(([path]) => path.startsWith(`${first}/`));
-  return Object.fromEntries(entries.map(([path, data]) => [shared ? path.slice(first.length + 1) : path, data]));
+  const record = id ? await sessionStore.load(id) : null;
+  if (!record || !hasContent(await readSession(record.bytes))) return toast(NOTHING_YET);
+  return downloadFiles(await exportNativeSession(record.bytes));
 }
 
 function sameBytes(a, b) {
@@ -454,6 +530,7 @@ $('paste-key').addEventListener('click', () => {
   $('key-input').value = '';
   $('key-dialog').showModal();
 });
+$('key-cancel').addEventListener('click', () => $('key-dialog').close('cancel'));
 $('key-dialog').addEventListener(
   'close',
   guard(async () => {
@@ -464,7 +541,7 @@ $('key-dialog').addEventListener(
     delete $('forget-key').dataset.attention;
     sessionStorage.setItem(KEY_ITEM, value);
     await restart();
-    toast('Key saved for this tab. fx now talks to the AI Gateway with it.');
+    toast(`Key saved for this tab. ${routeNote(' with it')}`);
     return undefined;
   }),
 );
@@ -485,6 +562,13 @@ for (const button of document.querySelectorAll('.suggestion')) {
     term.focus();
   });
 }
+for (const id of ['screen-reader', 'screen-reader-item']) {
+  $(id).addEventListener('click', () => {
+    if ($('more-menu').matches(':popover-open')) $('more-menu').hidePopover();
+    setScreenReader(!term.options.screenReaderMode);
+  });
+}
+setScreenReader(term.options.screenReaderMode);
 $('demo-notice-close').addEventListener('click', () => {
   sessionStorage.setItem(NOTICE_ITEM, '1');
   renderHeader();
@@ -522,6 +606,7 @@ window.__fxTry = {
   get state() {
     return { ...state, signedIn, wayIn: wayIn(), demo: usingDemo() };
   },
+  downloadName,
   screenText() {
     const buffer = term.buffer.active;
     const lines = [];

@@ -21,9 +21,11 @@ const DOM_FONT_SIZE = 13;
 /**
  * Opens the terminal in `element`. Returns `{ term, fitAddon, fitNow, renderer }`; `renderer()`
  * says which renderer draws now (`webgl`, or `dom` without WebGL or after a lost context).
+ * `screenReaderMode` starts xterm.js's screen-reader mode (the page's header switches it).
  */
-export function openTerminal(element) {
+export function openTerminal(element, { screenReaderMode = false } = {}) {
   const term = new Terminal({
+    screenReaderMode,
     fontFamily: DOM_FONTS,
     fontSize: DOM_FONT_SIZE,
     lineHeight: 1.0,

@@ -1,11 +1,32 @@
-// The session viewer: loads a recorded fx session (or a native session folder the user picks)
-// through readSession and shows it; exports it back as a native session directory.
+// The session viewer: loads a sample fx session (the recorded sessions of tests/fixtures/), a
+// session zip (as the try page downloads it) or a native session folder the user picks, through
+// readSession, and shows it; exports it back as a native session directory.
 
 import { exportNativeSession, importNativeSession, readSession } from '../../pkg/index.js';
 import { renderMarkdown } from '../shared/markdown.js';
-import { zip } from '../shared/zip.js';
+import { downloadName, sessionFiles } from '../shared/session-files.js';
+import { unzip, zip } from '../shared/zip.js';
 
 const FIXTURES = '../../tests/fixtures/fx-sessions/';
+
+/**
+ * What each sample shows, in the picker's order (a recorded folder not named here is listed
+ * after these, by its folder name).
+ */
+const SAMPLES = {
+  simple: 'A one-line answer',
+  multiturn: 'Four turns: a command and a file read',
+  files: 'Writing a file, then editing it',
+  twotools: 'Two commands in one step',
+  failing: 'A command that fails',
+  bigout: 'A command with a long, cut output',
+  markdown: 'Markdown, emoji and control characters',
+  image: 'A prompt with an image',
+  interrupted: 'A turn cancelled midway',
+  long: 'Twelve turns, the older ones summarised',
+  interactive: 'The interactive CLI: a denied command, /fast, /compact',
+};
+const ORDER = Object.keys(SAMPLES);
 const $ = (id) => document.getElementById(id);
 
 /** The session bytes on screen, and their id (for download names). */
@@ -36,23 +57,26 @@ async function listJson(url) {
 async function loadFixtureList() {
   const select = $('fixture');
   try {
-    const entries = (await listJson(FIXTURES)).filter((e) => e.directory);
+    const rank = (name) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
+    const entries = (await listJson(FIXTURES))
+      .filter((e) => e.directory)
+      .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
     select.replaceChildren(el('option', { value: '', textContent: 'choose…' }));
-    for (const { name } of entries) select.append(el('option', { value: name, textContent: name }));
+    for (const { name } of entries) select.append(el('option', { value: name, textContent: SAMPLES[name] ?? name }));
     const wanted = new URLSearchParams(location.search).get('session');
     if (wanted && entries.some((e) => e.name === wanted)) {
       select.value = wanted;
       await openFixture(wanted);
     }
   } catch (err) {
-    select.replaceChildren(el('option', { value: '', textContent: 'no recorded sessions' }));
-    setStatus(`Could not list the recorded sessions: ${err.message}`, true);
+    select.replaceChildren(el('option', { value: '', textContent: 'no sample sessions' }));
+    setStatus(`Could not list the sample sessions: ${err.message}`, true);
   }
 }
 
 async function openFixture(name) {
   if (!name) return;
-  setStatus(`Loading ${name}…`);
+  setStatus(`Loading “${SAMPLES[name] ?? name}”…`);
   const sessionDir = `${FIXTURES}${name}/session/`;
   const [session] = (await listJson(sessionDir)).filter((e) => e.directory);
   const res = await fetch(`${sessionDir}${session.name}/events.jsonl`);
@@ -73,9 +97,23 @@ async function openFolder(fileList) {
   $('fixture').value = '';
 }
 
+/** A session zip (the try page's Download, or the export here): `<id>/…` or the files at its root. */
+async function openZip(file) {
+  setStatus(`Opening ${file.name}…`);
+  let files;
+  try {
+    files = sessionFiles(await unzip(file));
+  } catch (err) {
+    throw new Error(`${file.name} could not be read as a zip: ${err.message}`);
+  }
+  if (!files['events.jsonl']) throw new Error(`${file.name} holds no fx session: there is no events.jsonl in it.`);
+  await show(await importNativeSession(files));
+  $('fixture').value = '';
+}
+
 async function show(bytes) {
   const view = await readSession(bytes);
-  current = { bytes, id: view.id };
+  current = { bytes, id: view.id, view };
   render(view);
   setStatus('');
   $('download-dir').disabled = false;
@@ -221,14 +259,25 @@ function guard(task) {
 }
 
 $('fixture').addEventListener('change', guard((e) => openFixture(e.target.value)));
-$('folder').addEventListener('change', guard((e) => openFolder(e.target.files)));
+$('folder').addEventListener('change', guard(async (e) => {
+  const files = [...e.target.files];
+  e.target.value = '';
+  if (files.length > 0) await openFolder(files);
+}));
+$('zip').addEventListener('change', guard(async (e) => {
+  const [file] = e.target.files;
+  e.target.value = '';
+  if (file) await openZip(file);
+}));
+$('open-zip').addEventListener('click', () => $('zip').click());
+$('open-folder').addEventListener('click', () => $('folder').click());
 $('download-log').addEventListener('click', () => {
   download(new Blob([current.bytes], { type: 'application/jsonl' }), 'events.jsonl');
 });
 $('download-dir').addEventListener('click', guard(async () => {
   const files = await exportNativeSession(current.bytes);
   const inFolder = Object.fromEntries(Object.entries(files).map(([p, d]) => [`${current.id}/${p}`, d]));
-  download(zip(inFolder), `${current.id}.zip`);
+  download(zip(inFolder), downloadName(current.view));
 }));
 
 guard(loadFixtureList)();

@@ -25,6 +25,7 @@ struct HostOptions {
     session_store: bool,
     downloads: bool,
     oauth: bool,
+    esc_then_tab_leaves: bool,
 }
 
 fn size(n: u32) -> u16 {
@@ -40,7 +41,7 @@ pub struct TermCore {
 #[wasm_bindgen]
 impl TermCore {
     /// `config` is `host.config()`; `caps` says which host options exist
-    /// (`historyStore`, `sessionStore`, `downloads`, `oauth`).
+    /// (`historyStore`, `sessionStore`, `downloads`, `oauth`, `escThenTabLeaves`).
     ///
     /// # Errors
     /// A `TypeError` for an invalid workspace or chat URL.
@@ -67,6 +68,7 @@ impl TermCore {
             credential: config.has_credential(),
             // Shell::new reads it from the workspace.
             sandboxed: false,
+            esc_then_tab_leaves: options.esc_then_tab_leaves,
         };
         let env = JsTermEnv::new(io, host.clone());
         let slot = env.ticker_slot();

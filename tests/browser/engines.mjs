@@ -6,7 +6,8 @@
 //   on its own Xvfb display (WebKitGTK needs one; without DISPLAY the session hangs).
 //
 // A page offers `goto`, `reload`, `evaluate(fn, arg)` (fn's source runs in the page; arg and the
-// result cross as JSON), `waitFor`, `errors()` and `close`. FX_ENGINES=chromium,firefox narrows
+// result cross as JSON), `waitFor`, `errors()` and `close`, and real input: `click(selector)`,
+// `press(key, { shift })` (`Enter`, `Escape`, `Tab`, `Backspace`) and `type(text)`. FX_ENGINES=chromium,firefox narrows
 // the engines a run uses (default: all three).
 
 import { spawn } from 'node:child_process';
@@ -79,6 +80,13 @@ function eventPage(engine, raw) {
     engine,
     goto: (url) => raw.goto(url),
     reload: () => raw.reload(),
+    click: (selector) => raw.click(selector),
+    async press(key, { shift = false } = {}) {
+      if (shift) await raw.keyboard.down('Shift');
+      await raw.keyboard.press(key);
+      if (shift) await raw.keyboard.up('Shift');
+    },
+    type: (text) => raw.keyboard.type(text),
     evaluate: async (fn, arg) => unwrap(engine, await raw.evaluate(expression(fn, arg))),
     errors: async () => [...errors],
     screenshot: (path) => raw.screenshot({ path }),
@@ -193,7 +201,8 @@ function serial() {
 const HARVEST = 'const e = window.__fxPageErrors ?? []; window.__fxPageErrors = []; return e;';
 
 async function launchWebKitEngine() {
-  const { Builder } = await import('selenium-webdriver');
+  const { Builder, By, Key } = await import('selenium-webdriver');
+  const KEYS = { Enter: Key.ENTER, Escape: Key.ESCAPE, Tab: Key.TAB, Backspace: Key.BACK_SPACE };
   const xvfb = await startXvfb();
   let server;
   let driver;
@@ -242,6 +251,16 @@ async function launchWebKitEngine() {
           await harvest();
           await driver.navigate().refresh();
         }),
+      click: (selector) => onPage(async () => (await driver.findElement(By.css(selector))).click()),
+      press: (key, { shift = false } = {}) =>
+        onPage(async () => {
+          const code = KEYS[key];
+          if (!code) throw new Error(`webkit: no WebDriver key for ${key}`);
+          const actions = driver.actions({ async: true });
+          if (shift) await actions.keyDown(Key.SHIFT).sendKeys(code).keyUp(Key.SHIFT).perform();
+          else await actions.sendKeys(code).perform();
+        }),
+      type: (text) => onPage(() => driver.actions({ async: true }).sendKeys(text).perform()),
       // The script starts in the page and is polled for, so two pages can run at the same time
       // (a WebDriver session runs one command, in one window, at a time).
       async evaluate(fn, arg) {

@@ -41,7 +41,7 @@ test('one permission setting: the header, the footer and /status agree, auto by 
   assert.equal(await page.textContent('label:has(input[value="code"]) span'), 'auto');
   assert.match(await statusLine(), /^auto · /);
   await type(page, '/status\r');
-  await waitForScreen(page, 'permission_mode=auto');
+  await waitForScreen(page, /Permissions +auto: commands run without asking/);
   await type(page, 'run echo warm-up\r');
   await waitForScreen(page, /Ran echo warm-up · exit 0/);
   await waitForIdle(page);

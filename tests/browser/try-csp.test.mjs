@@ -92,7 +92,7 @@ test('the key dialog, the import menu and the download raise no violation', asyn
   await page.click('#paste-key');
   await page.waitForSelector('#key-dialog[open]');
   await page.fill('#key-input', 'vck_csp-test');
-  await page.click('#key-dialog button[value="cancel"]');
+  await page.click('#key-cancel');
   await page.waitForSelector('#key-dialog', { state: 'hidden' });
   await page.click('#import');
   await page.waitForSelector('#import-menu:popover-open');

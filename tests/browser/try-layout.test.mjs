@@ -1,4 +1,4 @@
-// The try page at the widths people use (360, 400–600, 800, 1,600 px), in Chromium: every
+// The try page at the widths people use (360, 400–600, 768–870, 1,000–1,920 px), in Chromium: every
 // header and notice control can be reached — on screen, not cut off, not under another — either
 // directly or through the "More" menu; the page never scrolls sideways. Screenshots of each
 // width land in screenshots/ (try-width-<px>.png, and with the menu open).
@@ -31,6 +31,8 @@ const CONTROLS = [
   { name: 'Paste an AI Gateway key', direct: '#paste-key', menu: '#more-menu [data-forward="paste-key"]', state: 'none' },
   { name: 'Forget key', direct: '#forget-key', menu: '#more-menu [data-forward="forget-key"]', state: 'key' },
   { name: 'Download', direct: '#download', menu: '#more-menu [data-forward="download"]' },
+  { name: 'Examples', direct: '#examples', menu: '#more-menu .menu-link' },
+  { name: 'Screen reader mode', direct: '#screen-reader', menu: '#screen-reader-item' },
   { name: 'Import', direct: '#import', menu: '#more-menu [data-forward="import-zip"]' },
   { name: 'Permissions: ask', direct: 'label:has(input[value="ask"])' },
   { name: 'Permissions: auto', direct: 'label:has(input[value="code"])' },
@@ -71,11 +73,13 @@ async function layoutAt(width) {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth,
     header: document.querySelector('.bar').getBoundingClientRect().height,
+    // What the header holds past its own width (cut off at the right edge).
+    headerOverflow: document.querySelector('.bar').scrollWidth - document.querySelector('.bar').clientWidth,
     cols: window.__fxTry.term.cols,
   }));
 }
 
-const WIDTHS = [360, 400, 450, 500, 560, 600, 700, 760, 800, 1000, 1180, 1340, 1600];
+const WIDTHS = [360, 400, 450, 500, 560, 600, 700, 760, 768, 800, 860, 870, 1000, 1024, 1100, 1180, 1181, 1280, 1366, 1440, 1520, 1600, 1700, 1850, 1920];
 
 test('every control is reachable at every width from 360 px up, and the page never scrolls sideways', async () => {
   const wayIn = await page.evaluate(() => document.getElementById('way-in').dataset.state);
@@ -85,6 +89,7 @@ test('every control is reachable at every width from 360 px up, and the page nev
     const layout = await layoutAt(width);
     assert.ok(layout.scrollWidth <= layout.innerWidth, `${width}px: scrolls sideways (${layout.scrollWidth})`);
     assert.ok(layout.header <= 56, `${width}px: a slim header (${layout.header}px)`);
+    assert.equal(layout.headerOverflow, 0, `${width}px: the header fits its width`);
     assert.ok(layout.cols >= 40, `${width}px: the terminal keeps 40 columns or more (${layout.cols})`);
     for (const control of CONTROLS.filter((c) => !c.state || c.state === wayIn)) {
       if (!(await reach(control))) missing.push(`${width}px: ${control.name}`);

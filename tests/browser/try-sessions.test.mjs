@@ -124,7 +124,9 @@ test('Download gives a native session zip; Import (zip, deflated zip, folder) re
   }, id);
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
-  assert.equal(download.suggestedFilename(), `${id}.zip`);
+  // Named by the session's title and date; the folder inside keeps the id (~/.fx/sessions/<id>/).
+  assert.match(download.suggestedFilename(), /^fx-[\p{L}\p{N}-]+-\d{4}-\d{2}-\d{2}\.zip$/u);
+  assert.equal(download.suggestedFilename(), await page.evaluate((view) => window.__fxTry.downloadName(view), original.view));
   const zipPath = join(work, `${id}.zip`);
   await download.saveAs(zipPath);
 

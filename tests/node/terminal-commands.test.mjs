@@ -24,7 +24,7 @@ describe('the model catalog is fetched when first needed', () => {
     runtime.write('hello there');
     await contains(term, '┃ hello there');
     runtime.write('\x15/status\r');
-    await contains(term, 'Status:');
+    await contains(term, '● Status');
     await delay(100);
     assert.deepEqual(catalogRequests(net), [], 'no catalog request yet');
 

@@ -110,7 +110,7 @@ describe('device login in the terminal', () => {
       assert.equal(net1.chats()[0].headers.authorization, `Bearer ${fake.accessToken}`);
       assert.equal(net1.chats()[0].headers['x-vercel-ai-gateway-team'], undefined);
       one.runtime.write('/status\r');
-      await contains(one.term, 'auth=fx login');
+      await contains(one.term, 'fx login (renews itself)');
       one.runtime.abort();
 
       // Runtime 2, same store, no env key: the stored login is used, no device flow.
@@ -165,7 +165,7 @@ describe('device login in the terminal', () => {
         assert.equal(fake.polls, 1);
         assert.equal(commits.length, 0);
         runtime.write('/status\r');
-        await contains(term, 'auth=AI_GATEWAY_API_KEY');
+        await contains(term, 'AI_GATEWAY_API_KEY from the environment');
         assertNoSecrets(fake, { terms: [term], events });
       } finally {
         runtime.abort();
@@ -246,7 +246,7 @@ describe('device login in the terminal', () => {
       assert.equal(commits[1].expectedRevision, commits[0].revision, 'the refresh commits over the login');
       assert.ok(events.some((e) => e.type === 'auth.refresh' && e.outcome === 'refreshed'));
       runtime.write('/status\r');
-      await contains(term, 'auth_team=team_abc123');
+      await contains(term, 'fx login (renews itself) · team team_abc123');
       assertNoSecrets(fake, { terms: [term], events });
     } finally {
       runtime.abort();

@@ -39,7 +39,7 @@ describe('setMode on the terminal', () => {
     assert.match(statusLine(term), /^auto · /);
     await assert.rejects(runtime.setMode('ask'), (error) => error.code === 'FX_INVALID_MODE' && /allow-sandboxed/.test(error.message));
     runtime.write('/status\r');
-    await contains(term, 'permission_mode=auto');
+    await contains(term, 'auto: this host runs every command without asking');
     runtime.abort();
   });
 });

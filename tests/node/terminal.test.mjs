@@ -319,6 +319,47 @@ describe('xterm glue', () => {
     assert.equal(encodeXtermKeyEvent({ type: 'keyup', key: 'Enter', shiftKey: true }), null);
   });
 
+  test('xtermAdapter: Esc then Tab (or Shift+Tab) is left to the browser; any other key in between keeps Tab', () => {
+    // A stand-in for a browser xterm.js: only the key handler matters here.
+    let handler = null;
+    const term = { write() {}, onData: () => ({ dispose() {} }), onResize: () => ({ dispose() {} }), attachCustomKeyEventHandler: (fn) => (handler = fn) };
+    const adapter = xtermAdapter(term);
+    assert.equal(adapter.escThenTabLeaves, true);
+    const down = (key, mods = {}) => handler({ type: 'keydown', key, code: mods.code ?? key, preventDefault() {}, ...mods });
+    assert.equal(down('Tab'), true, 'a Tab alone is the terminal’s');
+    assert.equal(down('Escape'), true, 'Esc still reaches fx');
+    assert.equal(down('Tab'), false, 'Esc then Tab: xterm.js and fx never see it');
+    assert.equal(down('Tab'), true, 'only the one Tab after Esc');
+    down('Escape');
+    assert.equal(down('Shift', { shiftKey: true }), true, 'holding Shift does not count as a key');
+    assert.equal(down('Tab', { shiftKey: true }), false, 'Esc then Shift+Tab leaves backwards');
+    down('Escape');
+    assert.equal(down('Unidentified', { code: 'Tab', shiftKey: true }), false, "WebKitGTK's Shift+Tab (ISO_Left_Tab)");
+    down('Escape');
+    down('a');
+    assert.equal(down('Tab'), true, 'Esc, a, Tab: the Tab is the terminal’s');
+    down('Escape');
+    assert.equal(down('Tab', { ctrlKey: true }), true, 'Ctrl+Tab is not the way out');
+    assert.equal(handler({ type: 'keyup', key: 'Tab', code: 'Tab' }), true);
+    // @xterm/headless has no focus to leave: no claim.
+    assert.equal(xtermAdapter(headless(20, 4)).escThenTabLeaves, false);
+  });
+
+  test('/help lists Esc, then Tab when the terminal adapter lets the focus out, and only then', async () => {
+    for (const leaves of [true, false]) {
+      const term = headless(100, 40);
+      const adapter = { ...xtermAdapter(term), escThenTabLeaves: leaves };
+      // The spread copied the getters' values; the size must follow the terminal.
+      Object.defineProperties(adapter, { cols: { get: () => term.cols }, rows: { get: () => term.rows } });
+      const { runtime } = await startTerminal({ fetch: fakeFetch([]).fetch, env, term, adapter });
+      runtime.write('/help\r');
+      await contains(term, 'fx help');
+      await contains(term, 'Ctrl+Z');
+      assert.equal(/Esc, then Tab +leave the terminal/.test(screen(term)), leaves, `escThenTabLeaves: ${leaves}`);
+      runtime.abort();
+    }
+  });
+
   test('xtermAdapter keeps a UTF-8 character split across writes', async () => {
     const term = headless(20, 4);
     const adapter = xtermAdapter(term);

@@ -158,6 +158,7 @@ impl Term {
             credential: options.api_key.is_some(),
             // Shell::new reads it from the workspace.
             sandboxed: false,
+            esc_then_tab_leaves: false,
         };
         let shell = Shell::new(
             host.clone(),

@@ -66,6 +66,9 @@ pub struct Capabilities {
     /// The workspace runs every command without asking (its permission is `allow-sandboxed`),
     /// so the permission mode is `auto` whatever the session's mode says.
     pub sandboxed: bool,
+    /// The terminal adapter lets Esc then Tab move the focus out of the terminal (a browser
+    /// xterm.js through `xtermAdapter`): `/help` lists the keys.
+    pub esc_then_tab_leaves: bool,
 }
 
 /// A stored session for the resume picker.

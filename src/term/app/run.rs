@@ -4,6 +4,7 @@ use super::commands::{self, Command, PermissionsArg};
 use super::overlay::help::Help;
 use super::overlay::models::ModelPicker;
 use super::overlay::Overlay;
+use super::transcript::block::TextKind;
 use super::{App, Effect, VERSION};
 
 impl App {
@@ -13,7 +14,10 @@ impl App {
             return false;
         };
         match command {
-            Command::Help => self.open_screen(Overlay::Help(Help::default())),
+            Command::Help => {
+                let help = Help::new(self.caps.esc_then_tab_leaves);
+                self.open_screen(Overlay::Help(help));
+            }
             Command::ChooseModel => self.open_models(true),
             Command::Model { id, effort } => self.set_model(id, effort.map(str::to_owned)),
             Command::Models => self.open_models(false),
@@ -98,18 +102,52 @@ impl App {
         self.effects.push(Effect::NewSession);
     }
 
+    /// `/status`: the settings in effect, one labelled row each.
     fn status(&mut self) {
         let mode = self.permission().permission_mode();
-        let yes_no = |b: bool| if b { "yes" } else { "no" };
-        let text = format!(
-            "Status: model={} · permission_mode={mode} · session={} · {} · workspace={} · history_store={} · session_store={} · version={VERSION}",
-            self.session.model,
-            self.session.id,
-            self.signin.status_text(self.caps.credential),
-            yes_no(self.caps.workspace),
-            yes_no(self.caps.history_store),
-            yes_no(self.caps.session_store),
-        );
-        self.notice(&text);
+        let permissions = if self.caps.sandboxed {
+            format!("{mode}: this host runs every command without asking")
+        } else if mode == "ask" {
+            format!("{mode}: fx asks before each command (/permissions, Shift+Tab)")
+        } else {
+            format!("{mode}: commands run without asking (/permissions, Shift+Tab)")
+        };
+        let kept = |yes: bool, store: &str| {
+            if yes {
+                format!("kept ({store})")
+            } else {
+                format!("this run only (no {store})")
+            }
+        };
+        let session = if self.session.id.is_empty() {
+            "none yet"
+        } else {
+            self.session.id.as_str()
+        };
+        let facts = [
+            ("Model", self.session.model.clone()),
+            ("Permissions", permissions),
+            ("Sign-in", self.signin.status_text(self.caps.credential)),
+            ("Session", session.to_owned()),
+            ("Sessions", kept(self.caps.session_store, "sessionStore")),
+            (
+                "Prompt history",
+                kept(self.caps.history_store, "promptHistoryStore"),
+            ),
+            (
+                "Workspace",
+                if self.caps.workspace {
+                    "connected: fx runs commands in it".to_owned()
+                } else {
+                    "none: fx cannot run commands".to_owned()
+                },
+            ),
+            ("Version", VERSION.to_owned()),
+        ];
+        let mut text = "Status".to_owned();
+        for (label, value) in facts {
+            text.push_str(&format!("\n{label}: {value}"));
+        }
+        self.push_text(TextKind::Facts, text);
     }
 }

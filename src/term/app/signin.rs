@@ -129,21 +129,25 @@ impl SignIn {
         }
     }
 
-    /// The `auth=… · auth_team=… · auth_refreshable=…` part of `/status`.
+    /// The credential as `/status` says it: where it comes from, in words (never a token).
     pub fn status_text(&self, credential: bool) -> String {
         let Some(status) = &self.status else {
-            return format!("auth={}", if credential { "configured" } else { "none" });
+            return if credential {
+                "configured by the host".to_owned()
+            } else {
+                "none: /login signs in, or set AI_GATEWAY_API_KEY".to_owned()
+            };
         };
-        let mut text = format!(
-            "auth={} · auth_refreshable={}",
-            status.source.label(),
-            status.refreshable()
-        );
+        let mut text = match status.source {
+            AuthSource::None => "none: /login signs in, or set AI_GATEWAY_API_KEY".to_owned(),
+            AuthSource::ApiKey => "AI_GATEWAY_API_KEY from the environment".to_owned(),
+            AuthSource::Login => "fx login (renews itself)".to_owned(),
+        };
         if let Some(team) = &status.team {
-            text.push_str(&format!(" · auth_team={team}"));
+            text.push_str(&format!(" · team {team}"));
         }
         if status.login_held && status.source != AuthSource::Login {
-            text.push_str(" · fx_login=stored (the env key wins; /login to switch)");
+            text.push_str(" · an fx login is stored too; the key wins (/login to switch)");
         }
         text
     }

@@ -18,13 +18,25 @@ const HELP_KEYS: &[(&str, &str)] = &[
     ("Ctrl+Z", "undo"),
 ];
 
+/// The row for hosts whose terminal lets the focus out ([`Help::new`]).
+const LEAVE_KEYS: (&str, &str) = ("Esc, then Tab", "leave the terminal (Shift+Tab: backwards)");
+
 /// The help screen and its search field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Help {
     pub filter: String,
+    /// Esc then Tab moves the focus out of the terminal (the host said so): listed with the keys.
+    pub leave_keys: bool,
 }
 
 impl Help {
+    pub fn new(leave_keys: bool) -> Self {
+        Help {
+            filter: String::new(),
+            leave_keys,
+        }
+    }
+
     pub fn key(&mut self, key: ScreenKey) -> Outcome {
         match key {
             ScreenKey::Erase => {
@@ -60,7 +72,8 @@ impl Help {
             }
         }
         rows.push(StyledLine::new());
-        for (keys, what) in HELP_KEYS {
+        let leave = self.leave_keys.then_some(&LEAVE_KEYS);
+        for (keys, what) in HELP_KEYS.iter().chain(leave) {
             if f.is_empty() || keys.to_ascii_lowercase().contains(&f) || what.contains(&f) {
                 rows.push(row(&format!("  {keys:<24} {what}"), Style::plain(), w));
             }

@@ -115,8 +115,9 @@ impl Screens {
 
     /// Pasted text goes into the open screen's search field.
     pub fn paste(&mut self, text: &str) {
-        if let Some(Overlay::Help(Help { filter }) | Overlay::Models(ModelPicker { filter, .. })) =
-            &mut self.open
+        if let Some(
+            Overlay::Help(Help { filter, .. }) | Overlay::Models(ModelPicker { filter, .. }),
+        ) = &mut self.open
         {
             filter.push_str(&text.replace(['\n', '\t'], " "));
         }

@@ -31,6 +31,9 @@ pub enum TextKind {
     Notice,
     Warning,
     Summary,
+    /// `● Topic` over aligned `label  value` rows: the text is the topic's line, then one
+    /// `label: value` line per fact (`/status`).
+    Facts,
 }
 
 impl Block {
@@ -156,5 +159,54 @@ fn text_rows(block: &TextBlock, width: usize) -> Vec<StyledLine> {
             .into_iter()
             .map(|row| StyledLine::from_span(Span::new(row, Style::plain().fg(Tone::Secondary))))
             .collect(),
+        TextKind::Facts => facts_rows(&text, width),
     }
+}
+
+/// `● Topic`, then each `label: value` line as `  label   value`: labels (secondary) in one
+/// column, values wrapped under themselves; when that leaves the values under 16 columns, each
+/// value goes under its label instead. Labels are the app's own ASCII words.
+fn facts_rows(text: &str, width: usize) -> Vec<StyledLine> {
+    let mut lines = text.split('\n');
+    let topic = lines.next().unwrap_or("");
+    let facts: Vec<(&str, &str)> = lines
+        .map(|line| line.split_once(": ").unwrap_or(("", line)))
+        .collect();
+    let label_w = facts
+        .iter()
+        .map(|(label, _)| label.len())
+        .max()
+        .unwrap_or(0);
+    let indent = if width >= label_w + 21 {
+        label_w + 5
+    } else {
+        4
+    };
+    let mut out = vec![StyledLine::from_span(Span::new(
+        format!("● {topic}"),
+        Style::plain().bold(),
+    ))];
+    for (label, value) in facts {
+        let pad = indent - 2;
+        let mut line = StyledLine::from_span(Span::new(
+            format!("  {label:<pad$}"),
+            Style::plain().fg(Tone::Secondary),
+        ));
+        if indent == 4 {
+            out.push(line);
+            line = StyledLine::from_span(Span::new("    ", Style::plain()));
+        }
+        for (i, row) in wrap(value, width.saturating_sub(indent).max(1))
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                out.push(line);
+                line = StyledLine::from_span(Span::new(" ".repeat(indent), Style::plain()));
+            }
+            line.push(&row, Style::plain());
+        }
+        out.push(line);
+    }
+    out
 }

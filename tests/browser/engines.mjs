@@ -47,6 +47,26 @@ function unwrap(engine, text) {
   return value;
 }
 
+// A WebDriver command that has not answered after this long has hung (MiniBrowser stuck): it fails
+// with an error naming it instead of holding the run until CI's limit.
+const COMMAND_DEADLINE_MS = 60_000;
+// A page script (evaluate) that has not settled after this long fails the same way.
+const SCRIPT_DEADLINE_MS = 120_000;
+
+/** `promise`, or an error naming `what` once `ms` have passed. */
+function withDeadline(promise, ms, what, engine = 'webkit') {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${engine}: ${what} did not answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** The start of a page function's source, to name it in an error. */
+function sourceOf(fn) {
+  return String(fn).replace(/\s+/g, ' ').slice(0, 100);
+}
+
 /** Engine-neutral helpers on top of a page's `evaluate`. */
 function withHelpers(page) {
   return Object.assign(page, {
@@ -87,7 +107,8 @@ function eventPage(engine, raw) {
       if (shift) await raw.keyboard.up('Shift');
     },
     type: (text) => raw.keyboard.type(text),
-    evaluate: async (fn, arg) => unwrap(engine, await raw.evaluate(expression(fn, arg))),
+    evaluate: async (fn, arg) =>
+      unwrap(engine, await withDeadline(raw.evaluate(expression(fn, arg)), SCRIPT_DEADLINE_MS, `a page script (${sourceOf(fn)})`, engine)),
     errors: async () => [...errors],
     screenshot: (path) => raw.screenshot({ path }),
     close: () => raw.close(),
@@ -187,11 +208,14 @@ async function startWebKitDriver(display) {
   throw new Error(`${WEBKIT_DRIVER} did not start`);
 }
 
-/** Runs `task` after every earlier one: WebDriver commands act on one current window at a time. */
+/**
+ * Runs `task` after every earlier one (WebDriver commands act on one current window at a time),
+ * failing it when it has not answered within COMMAND_DEADLINE_MS.
+ */
 function serial() {
   let tail = Promise.resolve();
-  return (task) => {
-    const run = tail.then(task);
+  return (task, what = 'a WebDriver command') => {
+    const run = tail.then(() => withDeadline(Promise.resolve().then(task), COMMAND_DEADLINE_MS, what));
     tail = run.catch(() => {});
     return run;
   };
@@ -208,13 +232,17 @@ async function launchWebKitEngine() {
   let driver;
   try {
     server = await startWebKitDriver(xvfb.display);
-    driver = await new Builder()
-      .usingServer(server.url)
-      .withCapabilities({
-        browserName: 'MiniBrowser',
-        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-      })
-      .build();
+    driver = await withDeadline(
+      new Builder()
+        .usingServer(server.url)
+        .withCapabilities({
+          browserName: 'MiniBrowser',
+          'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+        })
+        .build(),
+      COMMAND_DEADLINE_MS,
+      'opening a WebKitWebDriver session',
+    );
     await driver.manage().setTimeouts({ script: 60_000, pageLoad: 30_000 });
   } catch (error) {
     server?.stop();
@@ -266,6 +294,7 @@ async function launchWebKitEngine() {
       async evaluate(fn, arg) {
         jobs += 1;
         const id = `job${jobs}`;
+        const deadline = Date.now() + SCRIPT_DEADLINE_MS;
         await onPage(() =>
           driver.executeScript(
             `const jobs = (window.__fxJobs ??= {}); jobs[${JSON.stringify(id)}] = null;
@@ -281,6 +310,9 @@ async function launchWebKitEngine() {
             ),
           );
           if (text !== null) return unwrap('webkit', text);
+          if (Date.now() > deadline) {
+            throw new Error(`webkit: a page script (${sourceOf(fn)}) did not settle within ${SCRIPT_DEADLINE_MS / 1000} s`);
+          }
           await new Promise((resolve) => setTimeout(resolve, 15));
         }
       },

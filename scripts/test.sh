@@ -78,9 +78,11 @@ step "JS bindings only in src/host and src/api" bindings_stay_in_host_and_api
 step "cargo test (native)" cargo_within 2400 test --all-features
 
 layer "b: wasm-bindgen-test under Node"
-step "cargo test --target wasm32-unknown-unknown --test wasm" \
-  env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo_within 1500 test --target wasm32-unknown-unknown --test wasm
+wasm_tests() {
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    cargo_within 1500 test --target wasm32-unknown-unknown --test wasm
+}
+step "cargo test --target wasm32-unknown-unknown --test wasm" wasm_tests
 
 layer "c: the built package under Node"
 step "npm run build" npm run --silent build

@@ -214,8 +214,8 @@ async function startWebKitDriver(display) {
  */
 function serial() {
   let tail = Promise.resolve();
-  return (task, what = 'a WebDriver command') => {
-    const run = tail.then(() => withDeadline(Promise.resolve().then(task), COMMAND_DEADLINE_MS, what));
+  return (task) => {
+    const run = tail.then(() => withDeadline(task(), COMMAND_DEADLINE_MS, 'a WebDriver command'));
     tail = run.catch(() => {});
     return run;
   };

@@ -10,7 +10,7 @@ use crate::gateway::request::{RequestError, ToolChoice, ToolDefinition};
 use crate::gateway::{Completion, Disposition, Effort, FinishReason, ModelInfo};
 use crate::log::execution::{Execution, ToolCall};
 use crate::log::turn::{
-    AssistantTurn, CancelledCommand, HistoryTurn, InterruptedTurn, TerminalReason, UserTurn,
+    AssistantTurn, CancelledCommand, HistoryTurn, Image, InterruptedTurn, TerminalReason, UserTurn,
 };
 use crate::log::types::DurableBytes;
 use crate::tools::set::ToolSet;
@@ -121,6 +121,38 @@ impl<H: Host> StepSink for TextSink<'_, H> {
     }
 }
 
+/// The new user message's text as the model gets it: when the session holds images (earlier
+/// turns' or this one's), the fx CLI appends an `<available_images>` block naming each by id,
+/// `[Image #N]`, to the newest user message only (earlier messages go as their bare text, and
+/// the log keeps the text as typed). Seen in the CLI for every model tried, with a vision tag
+/// in the catalog or without one (docs/DECISIONS.md, "Images in a continued session").
+fn with_available_images(text: &str, history: &[HistoryTurn], current: &[Image]) -> String {
+    // In id order, each once (an insertion into a sorted list: a sort costs 2.5 KiB of wasm).
+    let mut ids: Vec<u64> = Vec::new();
+    let mut add = |images: &[Image]| {
+        for image in images {
+            if let Err(at) = ids.binary_search(&image.id) {
+                ids.insert(at, image.id);
+            }
+        }
+    };
+    for turn in history {
+        if let Some(user) = turn.user() {
+            add(&user.images);
+        }
+    }
+    add(current);
+    if ids.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = format!("{text}\n\n<available_images>\n");
+    for id in ids {
+        out.push_str(&format!("[Image #{id}]\n"));
+    }
+    out.push_str("</available_images>");
+    out
+}
+
 /// The state of a running turn.
 struct Turn<'a, H: Host, T: ToolSet, P: ModelProtocol> {
     host: &'a H,
@@ -152,12 +184,15 @@ pub(super) async fn run_turn<H: Host, T: ToolSet, P: ModelProtocol>(
     turn_id: u32,
     prompt: Prompt,
 ) -> Result<TurnEnd, TurnError> {
-    let mut parts = vec![UserPart::Text(prompt.text.clone())];
     let mut images = Vec::with_capacity(prompt.images.len());
+    let mut image_parts = Vec::with_capacity(prompt.images.len());
     for staged in prompt.images {
         images.push(staged.logged);
-        parts.push(UserPart::Image(staged.part));
+        image_parts.push(UserPart::Image(staged.part));
     }
+    let text = with_available_images(&prompt.text, &session.state().history, &images);
+    let mut parts = vec![UserPart::Text(text)];
+    parts.extend(image_parts);
     let mut turn = Turn {
         host,
         tools: plan.tools,

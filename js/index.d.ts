@@ -913,7 +913,9 @@ export interface Agent {
   readonly exited: Promise<number>;
   /**
    * Closes the active session (cancelling its turn) and starts a new one. Waits for the model
-   * catalog (at most 2 s) so the model select is complete.
+   * catalog (at most 2 s) so the model select is complete. The new session is stored once it
+   * has something to keep (its first turn, a `setModel`): until then `listSessions` does not
+   * list it and closing it stores nothing.
    */
   createSession(): Promise<Session>;
   /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
@@ -969,7 +971,11 @@ export interface FxTerminalOptions {
    * next to the package's modules). The first load wins.
    */
   wasm?: WasmSource;
-  /** `["--resume", "last"]` or `["--resume", "<session id>"]`. */
+  /**
+   * `["--resume", "last"]` or `["--resume", "<session id>"]`. A session is stored once it has a
+   * turn or a preference change (`/model`), never at start-up, `/new` or `/clear`, so `last` is
+   * the last conversation.
+   */
   args?: string[];
   env?: Record<string, string | number | boolean | undefined | null>;
   fetch?: FxFetch;

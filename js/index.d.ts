@@ -913,7 +913,9 @@ export interface Agent {
   readonly exited: Promise<number>;
   /**
    * Closes the active session (cancelling its turn) and starts a new one. Waits for the model
-   * catalog (at most 2 s) so the model select is complete.
+   * catalog (at most 2 s) so the model select is complete. The new session is stored once it
+   * has something to keep (its first turn, a `setModel`): until then `listSessions` does not
+   * list it and closing it stores nothing.
    */
   createSession(): Promise<Session>;
   /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
@@ -969,7 +971,11 @@ export interface FxTerminalOptions {
    * next to the package's modules). The first load wins.
    */
   wasm?: WasmSource;
-  /** `["--resume", "last"]` or `["--resume", "<session id>"]`. */
+  /**
+   * `["--resume", "last"]` or `["--resume", "<session id>"]`. A session is stored once it has a
+   * turn or a preference change (`/model`), never at start-up, `/new` or `/clear`, so `last` is
+   * the last conversation.
+   */
   args?: string[];
   env?: Record<string, string | number | boolean | undefined | null>;
   fetch?: FxFetch;
@@ -1011,7 +1017,8 @@ export interface FxTerminalOptions {
    * Diagnostics (a throwing listener is ignored). Besides the runtime, terminal, config and
    * history events: `auth.changed` `{ source: 'none' | 'AI_GATEWAY_API_KEY' | 'fx login', team }`,
    * `auth.refresh` `{ outcome: 'refreshed' | 'adopted' }`, `auth.refresh_error`
-   * `{ code, error, signedOut }`. No event ever carries a token.
+   * `{ code, error, signedOut }`. No event ever carries a token. `config.changed` follows only
+   * a value the `configStore` kept; a failed `set` is `config.persist_error` alone.
    */
   onEvent?: (event: FxTerminalEvent) => void;
 }
@@ -1049,8 +1056,9 @@ export interface FxTerminal {
   /**
    * Switches the permission mode, as `/permissions` and Shift+Tab do: `ask` (fx asks before
    * each command) or `code` (shown as `auto`: commands run without asking). Resolves once the
-   * terminal took it: applied at once when idle, else when the running turn ends; then
-   * `config.changed` (`source: 'sdk'`) follows and the `configStore` saves it.
+   * terminal took it: applied at once when idle, else when the running turn ends; then the
+   * `configStore` saves it and `config.changed` (`source: 'sdk'`) follows (a failed save is
+   * `config.persist_error` instead; a store without `set` emits neither).
    * @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for another value, or for `ask` when the
    *   workspace's permission is `allow-sandboxed` (such a host runs every command).
    */

@@ -121,7 +121,6 @@ fn a_refused_model_change_is_taken_back_everywhere() {
     let host = FakeHost::new();
     let agent = agent(&host, None);
     let id = block_on(agent.create_session()).unwrap().session_id;
-    let before = host.stored(&id);
     host.state.borrow_mut().fail_commit = Some(failed("store down"));
     let error = block_on(agent.set_config(&id, "model", "test/other-model", "sdk")).unwrap_err();
     assert_eq!(error.code(), "FX_SESSION_STORE_FAILED");
@@ -139,7 +138,73 @@ fn a_refused_model_change_is_taken_back_everywhere() {
     assert_eq!(model_header(&host), "moonshotai/kimi-k3");
     let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
     assert_eq!(stored.state().preferences.model, "moonshotai/kimi-k3");
-    assert!(host.stored(&id).starts_with(&before));
+    assert_eq!(
+        stored.last_seq(),
+        2,
+        "the session's start and the turn, no change"
+    );
+}
+
+/// A session is stored once it has something to keep: not when created (a model restored from
+/// the config store included), not when closed or stopped blank, and nothing is reported for it.
+#[test]
+fn a_blank_session_is_never_stored_or_reported() {
+    let host = FakeHost::new();
+    host.state
+        .borrow_mut()
+        .config
+        .insert("model".into(), "test/restored-model".into());
+    let agent = agent(&host, None);
+    let opened = block_on(agent.create_session()).unwrap();
+    let model = opened
+        .config_options
+        .iter()
+        .find(|o| o.id == "model")
+        .unwrap();
+    assert_eq!(model.current_value, "test/restored-model");
+    assert!(host.state.borrow().events.iter().any(|e| matches!(
+        e,
+        HostEvent::ConfigChanged { source: "restore", value, .. } if value == "test/restored-model"
+    )));
+    assert!(host.state.borrow().commits.is_empty());
+    assert!(block_on(agent.list_sessions()).unwrap().is_empty());
+    host.state.borrow_mut().fail_commit = Some(failed("store down"));
+    block_on(agent.close_session(&opened.session_id));
+    let stopped = block_on(agent.create_session()).unwrap().session_id;
+    agent.shutdown();
+    let state = host.state.borrow();
+    assert!(state.commits.is_empty() && state.sessions.is_empty());
+    assert!(
+        !state
+            .events
+            .iter()
+            .any(|e| matches!(e, HostEvent::SessionUnsaved { .. })),
+        "nothing to report for {stopped}"
+    );
+}
+
+/// The first turn stores the session with the model restored into its start (no change frame).
+#[test]
+fn a_blank_session_is_stored_with_its_first_turn() {
+    let host = FakeHost::new();
+    host.state
+        .borrow_mut()
+        .config
+        .insert("model".into(), "test/restored-model".into());
+    let agent = agent(&host, None);
+    let id = block_on(agent.create_session()).unwrap().session_id;
+    host.reply(text_reply(&["ok"]));
+    block_on(agent.prompt(&id, 1, "hi".into())).unwrap();
+    assert_eq!(model_header(&host), "test/restored-model");
+    assert_eq!(host.state.borrow().commits, [(id.clone(), None)]);
+    let stored = fx_wasm::log::SessionLog::load(host.stored(&id)).unwrap();
+    assert_eq!(stored.state().preferences.model, "test/restored-model");
+    assert_eq!(
+        stored.last_seq(),
+        2,
+        "session_started with the restored model, then the turn"
+    );
+    assert_eq!(block_on(agent.list_sessions()).unwrap().len(), 1);
 }
 
 #[test]

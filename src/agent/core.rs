@@ -288,10 +288,11 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// Creates a session, commits it, and applies stored config.
+    /// Creates a session and applies stored config. It is not stored until it has something
+    /// to keep (see [`LiveSession::is_blank`]): a turn, a preference change.
     ///
     /// # Errors
-    /// [`AgentError::Session`] when it cannot be stored.
+    /// [`AgentError::Session`] when the workspace root or the model break the log's rules.
     pub async fn create_session(&self) -> Result<Opened, AgentError> {
         self.check_open()?;
         let preferences = Preferences {
@@ -306,7 +307,6 @@ impl<H: Host> Agent<H> {
             preferences,
             Mode::default(),
         )?;
-        session.persist(&self.host).await?;
         self.restore_config(&mut session).await;
         let opened = self.describe(&session, Vec::new());
         self.sessions

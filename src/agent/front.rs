@@ -127,6 +127,8 @@ impl<H: Host> Agent<H> {
             Err(other) => return Err(other),
         };
         let session = match held {
+            // Never stored and nothing to store yet: the store has no copy to read anew.
+            Some(session) if session.is_blank() => session,
             Some(mut session) if !session.is_saved() => match session.persist(&self.host).await {
                 Ok(_) => session,
                 Err(error) => {

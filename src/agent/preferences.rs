@@ -97,7 +97,13 @@ impl<H: Host> Agent<H> {
                 if check_catalog && previous != value {
                     self.check_in_catalog(value)?;
                 }
-                if previous != value {
+                if previous != value && !check_catalog && session.is_blank() {
+                    // Restored into a session that has nothing yet: where it starts, not a
+                    // change to keep (it stays unstored until its first turn).
+                    let mut preferences = session.state().preferences.clone();
+                    preferences.model = value.to_owned();
+                    session.restart_blank(&self.host, preferences)?;
+                } else if previous != value {
                     let change = PreferencesChange {
                         model: Some(value.to_owned()),
                         ..PreferencesChange::default()

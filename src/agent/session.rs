@@ -90,7 +90,7 @@ pub struct LiveSession {
     /// The store's revision of what we last committed (`None`: never committed).
     revision: Option<String>,
     /// What we last committed (for telling whether there is more, and whether a stored record
-    /// is still ours).
+    /// is still ours); for a session never committed, its start: nothing to keep yet.
     committed: Mark,
     /// How many turns the store holds (the history length at the last commit).
     committed_turns: usize,
@@ -100,7 +100,7 @@ pub struct LiveSession {
 }
 
 impl LiveSession {
-    /// A new, uncommitted session.
+    /// A new session, not stored until it has something to keep (see [`Self::is_blank`]).
     ///
     /// # Errors
     /// [`SessionError::Log`] when the workspace root or preferences break the log's rules.
@@ -118,9 +118,9 @@ impl LiveSession {
         };
         let log = SessionLog::create(&mut HostEnvironment(host), new)?;
         Ok(LiveSession {
+            committed: log.mark(),
             log,
             revision: None,
-            committed: Mark::default(),
             committed_turns: 0,
             mode,
             always_allowed: HashSet::new(),
@@ -179,9 +179,45 @@ impl LiveSession {
         self.revision.as_deref()
     }
 
-    /// True when everything appended has been committed.
+    /// True when the store holds everything worth keeping: all that was appended has been
+    /// committed, or nothing was ever appended to a new session (a blank one).
     pub fn is_saved(&self) -> bool {
-        self.revision.is_some() && self.log.is_at(&self.committed)
+        self.log.is_at(&self.committed)
+    }
+
+    /// True for a session that holds nothing but its start and was never stored. As fx does,
+    /// such a session is stored only once it has something to keep (a turn, a compaction, a
+    /// preference change): [`Self::persist`] leaves it out of the store, so a launch, `/new`
+    /// or `createSession()` with no turn leaves no empty record for `listSessions` and
+    /// `--resume last` to find.
+    pub fn is_blank(&self) -> bool {
+        self.revision.is_none() && self.log.is_at(&self.committed)
+    }
+
+    /// Starts a blank session anew with `preferences` (a value restored from the config store
+    /// as it opens): the log's start says them, under the same id, and it stays blank.
+    /// Returns false, changing nothing, for a session that is not blank.
+    ///
+    /// # Errors
+    /// [`SessionError::Log`] when the preferences break the log's rules.
+    pub fn restart_blank<H: Host>(
+        &mut self,
+        host: &H,
+        preferences: Preferences,
+    ) -> Result<bool, SessionError> {
+        if !self.is_blank() {
+            return Ok(false);
+        }
+        let state = self.state();
+        let new = NewSession {
+            workspace_root: state.workspace_root.clone(),
+            preferences,
+            conversation_language: None,
+            id: Some(state.id.clone()),
+        };
+        self.log = SessionLog::create(&mut HostEnvironment(host), new)?;
+        self.committed = self.log.mark();
+        Ok(true)
     }
 
     /// How many of the session's turns the store does not hold yet.
@@ -376,8 +412,9 @@ impl LiveSession {
         self.log.note_last_turn(message);
     }
 
-    /// Commits everything appended so far. On a conflict with a record another writer moved on,
-    /// saves our history as a new session and returns the old id.
+    /// Commits everything appended so far (nothing for a blank session: it is not stored yet).
+    /// On a conflict with a record another writer moved on, saves our history as a new session
+    /// and returns the old id.
     ///
     /// # Errors
     /// [`SessionError::Store`] when the store fails (our log stays in memory; a later commit
@@ -450,9 +487,10 @@ impl LiveSession {
         let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
         if let Some(stored) = &stored {
             // The store holds our bytes under a new revision (what we committed, or a later
-            // state of our log: a commit of ours that answered after we stopped waiting).
+            // state of our log: a commit of ours that answered after we stopped waiting, also
+            // the first one: `committed` is then our start, whose random ids nobody else has).
             // Nobody moved on: commit on top of it.
-            if self.revision.is_some() && self.log.holds_ours(&self.committed, &stored.bytes) {
+            if self.log.holds_ours(&self.committed, &stored.bytes) {
                 if self.log.bytes() == stored.bytes.as_slice() {
                     self.mark_committed(stored.revision.clone());
                     return Ok(None);

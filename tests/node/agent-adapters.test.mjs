@@ -75,8 +75,11 @@ describe('malformed store results are FX_SESSION_STORE_FAILED naming the method'
 
   test('commit() without a revision is refused, naming sessionStore.commit', async () => {
     const inner = memorySessionStore();
-    const agent = await createFxAgent({ fetch: fakeFetch([]).fetch, env, sessionStore: { ...inner, commit: () => ({ rev: 'x' }) } });
-    await assert.rejects(agent.createSession(), (error) => {
+    const net = fakeFetch([{ events: textEvents('answered') }]);
+    const agent = await createFxAgent({ fetch: net.fetch, env, sessionStore: { ...inner, commit: () => ({ rev: 'x' }) } });
+    // A new session is first committed when its turn ends.
+    const session = await agent.createSession();
+    await assert.rejects(session.prompt('hi').result, (error) => {
       assert.equal(error.code, 'FX_SESSION_STORE_FAILED');
       assert.match(error.message, /sessionStore\.commit\(\).*revision/);
       return true;
@@ -97,11 +100,13 @@ describe('deadlines: adapterTimeoutMs', () => {
   test('load, list, remove and commit that never settle end as FX_ADAPTER_TIMEOUT naming the method', async () => {
     const { store, id } = await storedSession();
     const control = stallable(store);
-    const agent = await createFxAgent({ fetch: fakeFetch([]).fetch, env, sessionStore: control.adapter, adapterTimeoutMs: timeoutMs });
+    const net = fakeFetch([{ events: textEvents('answered') }]);
+    const agent = await createFxAgent({ fetch: net.fetch, env, sessionStore: control.adapter, adapterTimeoutMs: timeoutMs });
     const cases = [
       ['load', () => agent.openSession(id)],
       ['list', () => agent.listSessions()],
-      ['commit', () => agent.createSession()],
+      // A new session is first committed when its turn ends.
+      ['commit', async () => (await agent.createSession()).prompt('unstored').result],
     ];
     for (const [method, run] of cases) {
       control.stall(method);
@@ -121,7 +126,8 @@ describe('deadlines: adapterTimeoutMs', () => {
     assert.equal(removal.error?.code, 'FX_ADAPTER_TIMEOUT');
     assert.match(removal.error.message, /sessionStore\.remove\(\)/);
     control.unstall('remove');
-    assert.equal((await agent.listSessions()).length, 1);
+    // The stored session, and the one whose commit timed out (stored when openSession closed it).
+    assert.equal((await agent.listSessions()).length, 2);
     await agent.close();
   });
 

@@ -43,11 +43,14 @@ describe('sessionStore.append', () => {
     const rec = recording(inner);
     const agent = await createFxAgent({ fetch: fakeFetch(replies(40)).fetch, env, sessionStore: rec.store });
     const session = await agent.createSession();
+    assert.deepEqual(rec.take(), [], 'a new session is not stored before it has a turn');
+    // The first turn stores it whole; each later one appends.
+    await session.prompt('step 1').result;
     const created = (await inner.load(session.id)).bytes.byteLength;
     assert.deepEqual(rec.take(), [['commit', created]]);
     const perTurn = [];
     let before = created;
-    for (let i = 1; i <= 40; i++) {
+    for (let i = 2; i <= 40; i++) {
       await session.prompt(`step ${i}`).result;
       const writes = rec.take();
       assert.ok(writes.every(([method]) => method === 'append'), JSON.stringify(writes));
@@ -57,8 +60,9 @@ describe('sessionStore.append', () => {
       perTurn.push(handed);
       before = after;
     }
-    assert.ok(perTurn[39] <= 2 * perTurn[4], `turn 40 handed ${perTurn[39]} bytes, turn 5 ${perTurn[4]}`);
-    assert.ok(perTurn[39] * 10 < before, 'far less than the whole log');
+    const handedAt = (turn) => perTurn[turn - 2];
+    assert.ok(handedAt(40) <= 2 * handedAt(5), `turn 40 handed ${handedAt(40)} bytes, turn 5 ${handedAt(5)}`);
+    assert.ok(handedAt(40) * 10 < before, 'far less than the whole log');
     assert.equal((await userTexts(inner, session.id)).length, 40);
     await agent.close();
 
@@ -106,8 +110,10 @@ describe('sessionStore.append', () => {
   test('an append with a malformed result fails the turn with FX_SESSION_STORE_FAILED naming sessionStore.append', async () => {
     const inner = memorySessionStore();
     const store = { ...inner, append: () => ({ rev: 'x' }) };
-    const agent = await createFxAgent({ fetch: fakeFetch(replies(1)).fetch, env, sessionStore: store });
+    const agent = await createFxAgent({ fetch: fakeFetch(replies(2)).fetch, env, sessionStore: store });
     const session = await agent.createSession();
+    // The first turn stores the session whole (commit); the next appends.
+    await session.prompt('stored').result;
     await assert.rejects(session.prompt('hi').result, (error) => {
       assert.equal(error.code, 'FX_SESSION_STORE_FAILED');
       assert.match(error.message, /sessionStore\.append\(\)/);
@@ -121,22 +127,24 @@ describe('sessionStore.append', () => {
     const control = stallable(inner);
     const events = [];
     const agent = await createFxAgent({
-      fetch: fakeFetch(replies(2)).fetch,
+      fetch: fakeFetch(replies(3)).fetch,
       env,
       sessionStore: control.adapter,
       adapterTimeoutMs: 150,
       onEvent: (e) => events.push(e),
     });
     const session = await agent.createSession();
+    // The first turn stores the session whole (commit); the next appends.
+    await session.prompt('zero').result;
     control.stall('append');
     const outcome = await within(session.prompt('first').result, 3000);
     assert.equal(outcome.error?.code, 'FX_ADAPTER_TIMEOUT', String(outcome.error));
     assert.match(outcome.error.message, /sessionStore\.append\(\) did not answer within 150 ms/);
     control.unstall('append');
     await control.release();
-    assert.deepEqual(await userTexts(inner, session.id), ['first']);
+    assert.deepEqual(await userTexts(inner, session.id), ['zero', 'first']);
     await session.prompt('second').result;
-    assert.deepEqual(await userTexts(inner, session.id), ['first', 'second']);
+    assert.deepEqual(await userTexts(inner, session.id), ['zero', 'first', 'second']);
     assert.equal(events.filter((e) => e.type === 'session.forked').length, 0);
     await agent.close();
   });
@@ -159,10 +167,11 @@ describe('sessionStore.append', () => {
     const session = await agent.createSession();
     for (const text of ['one', 'two', 'three']) await session.prompt(text).result;
     await agent.close();
-    assert.equal(chunks.length, 4);
-    const torn = new Uint8Array(chunks.filter((_, i) => i !== 2).reduce((n, c) => n + c.byteLength, 0));
+    // The first turn's commit, then two appends; the one of turn two is lost.
+    assert.equal(chunks.length, 3);
+    const torn = new Uint8Array(chunks.filter((_, i) => i !== 1).reduce((n, c) => n + c.byteLength, 0));
     let offset = 0;
-    for (const chunk of chunks.filter((_, i) => i !== 2)) {
+    for (const chunk of chunks.filter((_, i) => i !== 1)) {
       torn.set(chunk, offset);
       offset += chunk.byteLength;
     }

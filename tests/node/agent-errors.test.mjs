@@ -253,8 +253,10 @@ describe('garbage from the network never traps the core', () => {
 
   test('bad adapters: a throwing store, a store returning junk, a workspace returning junk', async () => {
     const junkStore = { load: () => ({ bytes: 'nope' }), commit: () => ({}), list: () => 'x', remove: () => {} };
-    const agent = await createFxAgent({ fetch: fakeFetch([]).fetch, env, sessionStore: junkStore });
-    await assert.rejects(agent.createSession(), (e) => (assertCoded(e), true));
+    const agent = await createFxAgent({ fetch: fakeFetch([{ events: textEvents('answered') }]).fetch, env, sessionStore: junkStore });
+    // A new session is first committed when its turn ends.
+    const unstored = await agent.createSession();
+    await assert.rejects(unstored.prompt('hi').result, (e) => (assertCoded(e), true));
     await assert.rejects(agent.openSession('1-1-0000000000000000'), (e) => (assertCoded(e), true));
     await assert.rejects(agent.listSessions(), (e) => (assertCoded(e), true));
     await agent.close();

@@ -77,16 +77,18 @@ describe('revision conflicts', () => {
         return inner.commit(id, bytes, expected);
       },
     };
-    const net = fakeFetch([{ events: textEvents('fine') }]);
+    const net = fakeFetch([{ events: textEvents('fine') }, { events: textEvents('still fine') }]);
     const events = [];
     const agent = await createFxAgent({ fetch: net.fetch, env, sessionStore: store, onEvent: (e) => events.push(e) });
     const session = await agent.createSession();
     const id = session.id;
-    failNext = true;
+    // The first turn stores the session (a new one is stored once it has a turn).
     await session.prompt('hello').result;
+    failNext = true;
+    await session.prompt('again').result;
     assert.equal(session.id, id);
     assert.ok(!events.some((e) => e.type === 'session.forked'));
-    assert.deepEqual(await userTexts(inner, id), ['hello']);
+    assert.deepEqual(await userTexts(inner, id), ['hello', 'again']);
     await agent.close();
   });
 
@@ -102,6 +104,47 @@ describe('revision conflicts', () => {
       return true;
     });
     await agent.close();
+  });
+});
+
+describe('a session is stored once it has something to keep', () => {
+  test('createSession stores nothing; a turn or a preference change stores it; close reports no empty session', async () => {
+    const control = controllableStore(memorySessionStore());
+    const sessionStore = control.store;
+    const events = [];
+    // A stored model is restored into each new session: where it starts, not a change to keep.
+    const configStore = memoryConfigStore({ model: 'test/feature-model' });
+    const net = fakeFetch([{ events: textEvents('kept') }]);
+    const agent = await createFxAgent({ fetch: net.fetch, env, sessionStore, configStore, onEvent: (e) => events.push(e) });
+    const blank = await agent.createSession();
+    assert.equal(blank.configOptions.find((o) => o.id === 'model').currentValue, 'test/feature-model');
+    assert.deepEqual(await agent.listSessions(), []);
+    // Replacing it (createSession closes the active session) stores nothing either.
+    const second = await agent.createSession();
+    assert.notEqual(second.id, blank.id);
+    assert.deepEqual(await agent.listSessions(), []);
+    await assert.rejects(agent.openSession(blank.id), (e) => e.code === 'FX_SESSION_NOT_FOUND');
+
+    const talked = await agent.createSession();
+    await talked.prompt('keep this').result;
+    assert.deepEqual((await agent.listSessions()).map((s) => s.sessionId), [talked.id]);
+    const stored = await readSession((await sessionStore.load(talked.id)).bytes);
+    assert.deepEqual(stored.turns.map((t) => t.user.text), ['keep this']);
+    assert.equal(stored.preferences.model, 'test/feature-model');
+
+    // A model change before any turn is kept (as the reference's terminal commits a preference change).
+    const chosen = await agent.createSession();
+    await chosen.setModel('sdk/catalog-alpha');
+    const ids = (await agent.listSessions()).map((s) => s.sessionId);
+    assert.deepEqual(ids.sort(), [talked.id, chosen.id].sort());
+    assert.equal((await readSession((await sessionStore.load(chosen.id)).bytes)).preferences.model, 'sdk/catalog-alpha');
+
+    // A blank session with a failing store: closing it has nothing to store and nothing to report.
+    await agent.createSession();
+    control.fail.commit = new Error('disk full');
+    assert.equal(await agent.close(), 0);
+    assert.ok(!events.some((e) => e.type === 'session.unsaved'), 'no session.unsaved for an empty session');
+    assert.equal((await sessionStore.list()).length, 2);
   });
 });
 

@@ -71,8 +71,12 @@ describe('createFxTerminal: adapters that never answer', () => {
     first.runtime.write('remember\r');
     await contains(first.term, 'kept');
     const id = first.runtime.sessionId;
-    // The reply is painted as it arrives; the turn is in the store once its commit lands.
-    for (let i = 0; i < 100 && (await readSession((await inner.load(id)).bytes)).turns.length === 0; i += 1) {
+    // The reply is painted as it arrives; the session is in the store once its turn's commit lands.
+    const storedTurns = async () => {
+      const record = await inner.load(id);
+      return record ? (await readSession(record.bytes)).turns.length : 0;
+    };
+    for (let i = 0; i < 100 && (await storedTurns()) === 0; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     first.runtime.abort();

@@ -3,7 +3,7 @@
 
 use crate::agent::AgentError;
 use crate::caps::acp::PermissionAnswer;
-use crate::caps::{Host, SessionStore};
+use crate::caps::{ConfigStore, Host, HostEvent, SessionStore, Ui};
 use crate::term::app::{Effect, SessionEntry, TurnOutcome};
 
 use super::{current, Shell, TermEnv};
@@ -205,9 +205,38 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
         self.after();
         let applied = previous.is_some();
         if let Some(previous) = previous {
-            agent.store_config(id, value, previous, source).await;
+            self.store_option(id, value, previous, source).await;
         }
         applied
+    }
+
+    /// Writes an applied value to the config store. As fx's terminal does, `config.changed`
+    /// says the value was kept: it follows only a write the store took; a failed write (or no
+    /// answer by the deadline) is `config.persist_error` alone, and a store without `set`
+    /// keeps nothing and emits nothing. (The agent reports `config.changed` either way, as the
+    /// reference agent does.)
+    async fn store_option(
+        &self,
+        id: &'static str,
+        value: &str,
+        previous: String,
+        source: &'static str,
+    ) {
+        let host = self.inner.agent.host();
+        let event = match host.config_set(id, value).await {
+            Ok(true) => HostEvent::ConfigChanged {
+                id: id.to_owned(),
+                previous: Some(previous),
+                value: value.to_owned(),
+                source,
+            },
+            Ok(false) => return,
+            Err(error) => HostEvent::ConfigPersistError {
+                id: id.to_owned(),
+                message: error.message().to_owned(),
+            },
+        };
+        host.event(event);
     }
 
     async fn export(&self) -> String {

@@ -58,7 +58,10 @@ export type FxErrorCode =
   | 'FX_SESSION_NOT_OPEN'
   /** `prompt()` while a turn runs in the session. */
   | 'FX_PROMPT_IN_PROGRESS'
-  /** A model id that is malformed, or that the loaded catalog does not list. */
+  /**
+   * A malformed model id (empty, over 1024 bytes, spaces at either end, control characters).
+   * A well-formed id the catalog does not list is taken, with a `config.model_unlisted` event.
+   */
   | 'FX_INVALID_MODEL'
   /** A permission mode other than `ask` and `code`, or one the workspace does not offer. */
   | 'FX_INVALID_MODE'
@@ -752,6 +755,12 @@ export type FxAgentEvent =
     })
   | (FxEventBase<'config.restore_error'> & { configId: string; error: string })
   | (FxEventBase<'config.persist_error'> & { configId: string; error: string })
+  /**
+   * A well-formed model the loaded catalog does not list was taken (set or restored): the
+   * gateway serves more models than the catalog lists. `nearest` are the catalog ids closest
+   * to it, best first (at most 3, maybe none).
+   */
+  | (FxEventBase<'config.model_unlisted'> & { model: string; nearest: string[]; source: 'sdk' | 'restore' | 'terminal' })
   /** Another writer moved the stored session on; ours continues as a new session `to`. */
   | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
   /** `attempt` is the attempt about to be made (2 for the first retry). */
@@ -880,9 +889,11 @@ export interface Session {
    */
   setConfigOption(configId: 'model' | 'mode' | (string & {}), value: string): Promise<ConfigOption[]>;
   /**
-   * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id, or one the loaded
-   *   model catalog does not list (the message names the nearest ids it does; without a catalog
-   *   any well-formed id is taken); `FX_SESSION_STORE_FAILED` when the change cannot be saved.
+   * Any well-formed model id is taken; one the loaded model catalog does not list is reported
+   * by a `config.model_unlisted` event naming the nearest ids it does (the select then lists
+   * it after the catalog's ids).
+   * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id;
+   *   `FX_SESSION_STORE_FAILED` when the change cannot be saved.
    */
   setModel(model: string): Promise<ConfigOption[]>;
   /** @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for anything but `ask` and `code`. */
@@ -1023,6 +1034,8 @@ export type FxTerminalEvent =
   | (FxEventBase<'auth.refresh_error'> & { code: string; error: string; signedOut: boolean })
   /** Another tab or window moved the session on; this conversation continues as session `to`. */
   | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
+  /** `/model` (or a restored value) took a model the catalog does not list; the screen says so too. */
+  | (FxEventBase<'config.model_unlisted'> & { model: string; nearest: string[]; source: 'terminal' | 'restore' })
   /** A model step of terminal turn `turn` finished with this gateway-reported usage. */
   | (FxEventBase<'turn.usage'> & TokenUsage & { turn: number })
   /** Part of a session will not reach the store (after `abort()`, or `/exit` retried and failed). */

@@ -52,9 +52,6 @@ pub enum AgentError {
     Busy(String),
     #[error("invalid model id: {0}")]
     InvalidModel(String),
-    /// A well-formed model id the loaded catalog does not list, with the nearest ids it does.
-    #[error("{}", unknown_model_text(.id, .nearest))]
-    UnknownModel { id: String, nearest: Vec<String> },
     #[error("unknown mode \"{0}\": the modes are \"ask\" (ask before each command) and \"code\" (run commands without asking)")]
     InvalidMode(String),
     /// A known mode this host does not offer (why: the workspace's permission).
@@ -82,7 +79,7 @@ impl AgentError {
             AgentError::Turn(error) => error.code(),
             AgentError::NoSession(_) => Code::SessionNotOpen,
             AgentError::Busy(_) => Code::PromptInProgress,
-            AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => Code::InvalidModel,
+            AgentError::InvalidModel(_) => Code::InvalidModel,
             AgentError::InvalidMode(_) | AgentError::ModeUnavailable { .. } => Code::InvalidMode,
             AgentError::InvalidConfigOption(_) => Code::InvalidConfigOption,
             AgentError::InvalidEffort(_) => Code::InvalidEffort,
@@ -95,17 +92,6 @@ impl AgentError {
     /// True for argument errors a JS caller should see as a `TypeError`.
     pub fn is_type_error(&self) -> bool {
         matches!(self, AgentError::Endpoint(_) | AgentError::Workspace(_))
-    }
-}
-
-fn unknown_model_text(id: &str, nearest: &[String]) -> String {
-    match nearest {
-        [] => format!("the model catalog has no model \"{id}\""),
-        [one] => format!("the model catalog has no model \"{id}\"; the nearest is {one}"),
-        [rest @ .., last] => format!(
-            "the model catalog has no model \"{id}\"; the nearest are {} and {last}",
-            rest.join(", ")
-        ),
     }
 }
 

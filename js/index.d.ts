@@ -872,7 +872,20 @@ export interface Session {
    * the failure was noted; the call it stopped in ends `failed`.
    */
   history: SessionUpdate[];
+  /**
+   * The `model` and `mode` selects. The model select lists the catalog's ids once the catalog
+   * was fetched (see {@link Session.loadConfigOptions}); before, the current model alone.
+   */
   readonly configOptions: ConfigOption[];
+  /**
+   * Resolves with `configOptions` whose model select lists the model catalog (the current
+   * model after its ids when it lacks it), fetching the catalog first if no call needed it
+   * yet: the agent fetches it only when something needs it (this, `setModel`, a turn with a
+   * named effort), so a plain turn costs one request. Waits for it at most 2 s; a failed
+   * catalog is a `catalog.error` event and the select lists the current model. Never rejects
+   * but for a closed session.
+   */
+  loadConfigOptions(): Promise<ConfigOption[]>;
   /**
    * Starts a turn; returns at once.
    * @throws {TypeError} for invalid input or a `signal` that is not an AbortSignal.
@@ -889,9 +902,10 @@ export interface Session {
    */
   setConfigOption(configId: 'model' | 'mode' | (string & {}), value: string): Promise<ConfigOption[]>;
   /**
-   * Any well-formed model id is taken; one the loaded model catalog does not list is reported
-   * by a `config.model_unlisted` event naming the nearest ids it does (the select then lists
-   * it after the catalog's ids).
+   * Any well-formed model id is taken; one the model catalog does not list is reported by a
+   * `config.model_unlisted` event naming the nearest ids it does (the select then lists it
+   * after the catalog's ids). The catalog is fetched first if it was not (waiting at most 2 s;
+   * without it, no warning).
    * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id;
    *   `FX_SESSION_STORE_FAILED` when the change cannot be saved.
    */
@@ -923,8 +937,8 @@ export interface Agent {
   /** Settles once: 0 after `close()`, 130 after `abort()`. Never rejects. */
   readonly exited: Promise<number>;
   /**
-   * Closes the active session (cancelling its turn) and starts a new one. Waits for the model
-   * catalog (at most 2 s) so the model select is complete.
+   * Closes the active session (cancelling its turn) and starts a new one. Fetches no model
+   * catalog: `session.loadConfigOptions()` does, for a model menu.
    */
   createSession(): Promise<Session>;
   /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
@@ -946,8 +960,8 @@ export interface Agent {
 
 /**
  * Creates a headless fx agent: the AI Gateway protocol, the agent loop and session persistence
- * in WebAssembly, driven through `fetch` and the given adapters. Resolves once the core runs;
- * the model catalog loads in the background.
+ * in WebAssembly, driven through `fetch` and the given adapters. Resolves once the core runs,
+ * without a request: the model catalog is fetched when first needed.
  *
  * @throws {TypeError} (rejects) for an `FX_GATEWAY_CHAT_URL` outside the policy, an invalid
  *   workspace, a non-function `fetch`, or an `env` value that is not a primitive.

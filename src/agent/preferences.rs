@@ -55,8 +55,15 @@ impl<H: Host> Agent<H> {
         source: &'static str,
     ) -> Result<(Opened, String, Option<Vec<String>>), AgentError> {
         self.check_open()?;
+        if config_id == "model" && validate_model_id(value).is_ok() {
+            // The catalog tells whether it lists the model (fetched now if it was not; the
+            // session is not held meanwhile).
+            let _ = self.ensure_catalog(super::core::CATALOG_WAIT_MS).await;
+        }
         let mut session = self.take(id)?;
-        let result = self.apply_config(&mut session, config_id, value, source).await;
+        let result = self
+            .apply_config(&mut session, config_id, value, source)
+            .await;
         let opened = self.describe(&session, Vec::new());
         self.put_back(id, session);
         result.map(|(previous, unlisted)| (opened, previous, unlisted))
@@ -132,7 +139,8 @@ impl<H: Host> Agent<H> {
     }
 
     /// For a model the loaded catalog does not list, the nearest ids it does (`None` while no
-    /// catalog is loaded: there is nothing to compare with).
+    /// catalog is loaded: there is nothing to compare with; a restored value does not fetch
+    /// it, so that a plain turn costs one request).
     fn unlisted(&self, id: &str) -> Option<Vec<String>> {
         let catalog = self.catalog.borrow();
         let catalog = catalog.as_ref()?;

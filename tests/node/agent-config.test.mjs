@@ -82,6 +82,13 @@ describe('refused config values', () => {
     const events = [];
     const configStore = memoryConfigStore({ model: 'openai/gpt-5-nano' });
     const agent = await createFxAgent({ fetch: fakeFetch([], { catalog: WIDE_CATALOG }).fetch, env, configStore, onEvent: (e) => events.push(e) });
+    // A restore does not fetch the catalog (a plain turn costs one request): with none loaded
+    // the value is taken with nothing to compare it with.
+    const first = await agent.createSession();
+    assert.equal(first.configOptions.find((o) => o.id === 'model').currentValue, 'openai/gpt-5-nano');
+    assert.deepEqual(events.filter((e) => e.type === 'config.model_unlisted'), []);
+    await first.loadConfigOptions();
+    // With the catalog loaded, the next restore is checked against it.
     const session = await agent.createSession();
     assert.equal(session.configOptions.find((o) => o.id === 'model').currentValue, 'openai/gpt-5-nano');
     const [warning] = events.filter((e) => e.type === 'config.model_unlisted');

@@ -40,12 +40,19 @@ describe('the model catalog is fetched when first needed', () => {
     runtime.abort();
   });
 
-  test('the first prompt starts the catalog load alongside the turn', async () => {
-    const net = fakeFetch([{ events: textEvents('hi') }], { catalog: WIDE_CATALOG });
+  test('a plain turn costs one request: no catalog, start-up included', async () => {
+    const net = fakeFetch([{ events: textEvents('hi there') }, { events: textEvents('again') }], { catalog: WIDE_CATALOG });
     const { term, runtime } = await startTerminal({ fetch: net.fetch, env });
     runtime.write('hello\r');
-    await contains(term, 'hi');
-    await until(term, () => catalogRequests(net).length === 1, { what: 'a catalog request' });
+    await contains(term, 'hi there');
+    runtime.write('more\r');
+    await contains(term, 'again');
+    await delay(100);
+    assert.deepEqual(net.calls.map((c) => c.method), ['POST', 'POST'], 'one request per turn, no catalog');
+    // The model screen still fetches it.
+    runtime.write('/models\r');
+    await contains(term, 'anthropic/claude-sonnet-4.5');
+    assert.equal(catalogRequests(net).length, 1);
     runtime.abort();
   });
 });

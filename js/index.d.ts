@@ -772,12 +772,14 @@ export type FxAgentEvent =
 
 /**
  * Part of a session the store has not confirmed storing, and the agent will not retry: it was
- * aborted with unsaved turns or with a commit outstanding (code `FX_AGENT_CLOSED`; the commit
- * was abandoned, though a store that finishes it later still holds it), or closing the session
+ * aborted with unsaved turns or with a commit outstanding (code `FX_AGENT_CLOSED`; reported
+ * only once that commit failed or missed its `adapterTimeoutMs` deadline: a slow store that
+ * stores it in time is not reported), or closing the session
  * retried a commit that failed again (the store's code, e.g. `FX_SESSION_STORE_FAILED` or
  * `FX_ADAPTER_TIMEOUT`). `bytes` is the whole session log as the agent held it (what
  * `sessionStore.commit` would have received), so the host can still keep it:
- * `readSession(bytes)` reads it. After `abort()` this may arrive a moment after `runtime.exit`.
+ * `readSession(bytes)` reads it. After `abort()` this may arrive up to `adapterTimeoutMs` after
+ * `runtime.exit`.
  */
 export interface SessionUnsaved {
   sessionId: string;
@@ -887,7 +889,8 @@ export interface Session {
    */
   loadConfigOptions(): Promise<ConfigOption[]>;
   /**
-   * Starts a turn; returns at once.
+   * Starts a turn; returns at once. During a model change (`setModel` storing it) the turn
+   * waits for the change, at most the adapter deadline, and runs with the model it left.
    * @throws {TypeError} for invalid input or a `signal` that is not an AbortSignal.
    * @throws {Error} when the session is closed or a turn is already running.
    */

@@ -165,6 +165,8 @@ pub struct Agent<H: Host> {
     pub(super) catalog: RefCell<Option<Catalog>>,
     catalog_load: RefCell<CatalogLoad>,
     pub(super) sessions: RefCell<HashMap<String, Slot>>,
+    /// Sessions taken for a preference change, and the turns waiting for it to end.
+    changing: RefCell<HashMap<String, Vec<std::task::Waker>>>,
     turns: RefCell<HashMap<u32, Cancel>>,
     /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
     stop: Cancel,
@@ -182,6 +184,7 @@ impl<H: Host> Agent<H> {
             catalog: RefCell::new(None),
             catalog_load: RefCell::new(CatalogLoad::Idle),
             sessions: RefCell::new(HashMap::new()),
+            changing: RefCell::new(HashMap::new()),
             turns: RefCell::new(HashMap::new()),
         }
     }
@@ -483,6 +486,39 @@ impl<H: Host> Agent<H> {
         }
     }
 
+    /// [`Self::take`] for a preference change: a turn asked meanwhile waits for it
+    /// ([`Self::take_for_turn`]) instead of being refused.
+    pub(super) fn take_for_change(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
+        let session = self.take(id)?;
+        self.changing.borrow_mut().insert(id.to_owned(), Vec::new());
+        Ok(session)
+    }
+
+    /// Puts back a session taken by [`Self::take_for_change`], waking the turns waiting for it.
+    pub(super) fn put_back_changed(&self, id: &str, session: Box<LiveSession>) {
+        self.put_back(id, session);
+        let waiting = self.changing.borrow_mut().remove(id);
+        waiting
+            .into_iter()
+            .flatten()
+            .for_each(std::task::Waker::wake);
+    }
+
+    /// [`Self::take`] for a turn: while a model change of the session is being stored, waits
+    /// for it (its store call is bounded by the host's deadline), then takes the session.
+    pub(super) async fn take_for_turn(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
+        std::future::poll_fn(|cx| match self.changing.borrow_mut().get_mut(id) {
+            Some(waiting) => {
+                waiting.push(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+            None => std::task::Poll::Ready(()),
+        })
+        .await;
+        self.check_open()?;
+        self.take(id)
+    }
+
     pub(super) fn put_back(&self, old_id: &str, session: Box<LiveSession>) {
         let mut sessions = self.sessions.borrow_mut();
         sessions.remove(old_id);
@@ -542,7 +578,7 @@ impl<H: Host> Agent<H> {
             // A failed or late catalog leaves the turn without the named effort, as fx does.
             let _ = self.ensure_catalog(CATALOG_WAIT_MS).await;
         }
-        let session = self.take(id)?;
+        let session = self.take_for_turn(id).await?;
         let catalog = self.catalog.borrow().clone();
         let model = &session.state().preferences.model;
         let model_info = catalog.as_ref().and_then(|c| c.get(model));

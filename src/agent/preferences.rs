@@ -60,12 +60,12 @@ impl<H: Host> Agent<H> {
             // session is not held meanwhile).
             let _ = self.ensure_catalog(super::core::CATALOG_WAIT_MS).await;
         }
-        let mut session = self.take(id)?;
+        let mut session = self.take_for_change(id)?;
         let result = self
             .apply_config(&mut session, config_id, value, source)
             .await;
         let opened = self.describe(&session, Vec::new());
-        self.put_back(id, session);
+        self.put_back_changed(id, session);
         result.map(|(previous, unlisted)| (opened, previous, unlisted))
     }
 

@@ -165,8 +165,9 @@ pub struct Agent<H: Host> {
     pub(super) catalog: RefCell<Option<Catalog>>,
     catalog_load: RefCell<CatalogLoad>,
     pub(super) sessions: RefCell<HashMap<String, Slot>>,
-    /// Sessions taken for a preference change, and the turns waiting for it to end.
-    changing: RefCell<HashMap<String, Vec<std::task::Waker>>>,
+    /// Sessions taken for a preference change, and the turns waiting for one to end (a few
+    /// at most: a `Vec`, not a map, keeps the wasm small).
+    changing: RefCell<(Vec<String>, Vec<std::task::Waker>)>,
     turns: RefCell<HashMap<u32, Cancel>>,
     /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
     stop: Cancel,
@@ -184,7 +185,7 @@ impl<H: Host> Agent<H> {
             catalog: RefCell::new(None),
             catalog_load: RefCell::new(CatalogLoad::Idle),
             sessions: RefCell::new(HashMap::new()),
-            changing: RefCell::new(HashMap::new()),
+            changing: RefCell::new((Vec::new(), Vec::new())),
             turns: RefCell::new(HashMap::new()),
         }
     }
@@ -490,29 +491,32 @@ impl<H: Host> Agent<H> {
     /// ([`Self::take_for_turn`]) instead of being refused.
     pub(super) fn take_for_change(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
         let session = self.take(id)?;
-        self.changing.borrow_mut().insert(id.to_owned(), Vec::new());
+        self.changing.borrow_mut().0.push(id.to_owned());
         Ok(session)
     }
 
     /// Puts back a session taken by [`Self::take_for_change`], waking the turns waiting for it.
     pub(super) fn put_back_changed(&self, id: &str, session: Box<LiveSession>) {
         self.put_back(id, session);
-        let waiting = self.changing.borrow_mut().remove(id);
-        waiting
-            .into_iter()
-            .flatten()
-            .for_each(std::task::Waker::wake);
+        let waiting = {
+            let mut changing = self.changing.borrow_mut();
+            changing.0.retain(|changed| changed != id);
+            std::mem::take(&mut changing.1)
+        };
+        waiting.into_iter().for_each(std::task::Waker::wake);
     }
 
     /// [`Self::take`] for a turn: while a model change of the session is being stored, waits
     /// for it (its store call is bounded by the host's deadline), then takes the session.
     pub(super) async fn take_for_turn(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
-        std::future::poll_fn(|cx| match self.changing.borrow_mut().get_mut(id) {
-            Some(waiting) => {
-                waiting.push(cx.waker().clone());
+        std::future::poll_fn(|cx| {
+            let mut changing = self.changing.borrow_mut();
+            if changing.0.iter().any(|changed| changed == id) {
+                changing.1.push(cx.waker().clone());
                 std::task::Poll::Pending
+            } else {
+                std::task::Poll::Ready(())
             }
-            None => std::task::Poll::Ready(()),
         })
         .await;
         self.check_open()?;

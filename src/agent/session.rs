@@ -472,24 +472,20 @@ impl LiveSession {
         let stored = host.load_session(&id).await.map_err(SessionError::Store)?;
         if let Some(stored) = &stored {
             // The store holds our bytes under a new revision (what we committed, or a later
-            // state of our log: a commit of ours that answered after we stopped waiting).
-            // Nobody moved on: commit on top of it.
-            if self.revision.is_some() && self.log.holds_ours(&self.committed, &stored.bytes) {
+            // state of our log: a commit of ours that answered after we stopped waiting), or
+            // the log of a commit of ours that gave no answer and landed after its deadline
+            // (perhaps of a change taken back since). Nobody moved on: commit on top of it.
+            let ours =
+                self.revision.is_some() && self.log.holds_ours(&self.committed, &stored.bytes);
+            if ours
+                || self
+                    .unanswered
+                    .contains(&Sha256::digest(&stored.bytes).into())
+            {
                 if self.log.bytes() == stored.bytes.as_slice() {
                     self.mark_committed(stored.revision.clone());
                     return Ok(None);
                 }
-                let revision = host
-                    .commit_session(&id, self.log.bytes(), Some(&stored.revision))
-                    .await
-                    .map_err(SessionError::Store)?;
-                self.mark_committed(revision);
-                return Ok(None);
-            }
-            // A commit of ours that gave no answer landed after its deadline (perhaps a change
-            // taken back since): nobody else wrote, so our log goes on top of it.
-            let digest: [u8; 32] = Sha256::digest(&stored.bytes).into();
-            if self.unanswered.contains(&digest) {
                 let revision = host
                     .commit_session(&id, self.log.bytes(), Some(&stored.revision))
                     .await

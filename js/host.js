@@ -404,13 +404,26 @@ export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, ses
       }
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    /** A timer the core may abandon: `abort` clears it (its promise then never settles). */
+    /**
+     * A timer the core may abandon: `abort` clears it and settles its promise at once. (A
+     * promise left pending for ever would keep the two callbacks the core's future gave it:
+     * wasm-bindgen-futures frees them only when the promise settles, so each abandoned deadline
+     * leaked about 0.8 KiB of JS heap and some wasm memory, two deadlines a turn.)
+     */
     timer(ms) {
       let id;
+      let settle;
       const promise = new Promise((resolve) => {
+        settle = resolve;
         id = setTimeout(resolve, ms);
       });
-      return { promise, abort: () => clearTimeout(id) };
+      return {
+        promise,
+        abort: () => {
+          clearTimeout(id);
+          settle();
+        },
+      };
     },
 
     fetch(method, url, headers, body) {

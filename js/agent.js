@@ -8,12 +8,11 @@ import { makeHost, normalizeAdapterTimeout, normalizeEnv, normalizeModelIdleTime
 import { loadCore } from './load-core.js';
 
 const CLOSING = 'fx agent is closing';
-/** How long a new session waits for the model catalog before it goes on without it. */
-const CATALOG_WAIT_MS = 2000;
 
 /**
- * Creates a headless agent. Resolves once the core is running; the model catalog loads in the
- * background (createSession/openSession wait for it; a failed catalog never blocks a turn).
+ * Creates a headless agent. Resolves once the core is running. The model catalog is fetched
+ * when something needs it (`session.loadConfigOptions()`, `setModel`, a turn with a named
+ * effort), never at start-up: a plain turn costs one request.
  */
 export async function createFxAgent(options = {}) {
   if (options === null || typeof options !== 'object') {
@@ -62,11 +61,8 @@ export async function createFxAgent(options = {}) {
     events.emit('runtime.exit', { code: 1 });
     throw error;
   }
-  // The catalog loads in the background (it never fails: a failure is a `catalog.error` event);
-  // sessions wait for it so their model select is complete.
-  const catalog = core.start();
   events.emit('runtime.ready', {});
-  return new Agent(core, host, events, turns, catalog);
+  return new Agent(core, host, events, turns);
 }
 
 function makeEmitter(onEvent) {
@@ -94,14 +90,12 @@ class Agent {
   #stopped = false;
   #nextTurnId = 1;
   #resolveExited;
-  #catalog;
 
-  constructor(core, host, events, turns, catalog) {
+  constructor(core, host, events, turns) {
     this.#core = core;
     this.#host = host;
     this.#events = events;
     this.#turns = turns;
-    this.#catalog = catalog;
     /** Settles once, with 0 after close() and 130 after abort(). Never rejects. */
     this.exited = new Promise((resolve) => {
       this.#resolveExited = resolve;
@@ -122,7 +116,6 @@ class Agent {
   async createSession() {
     this.#assertOpen();
     await this.#replaceActive();
-    await this.#catalogOrTimeout();
     this.#assertOpen();
     const opened = await this.#core.createSession();
     return this.#adopt(opened);
@@ -133,19 +126,9 @@ class Agent {
     if (typeof id !== 'string' || id === '') throw new TypeError('openSession(id) needs a session id string');
     this.#assertOpen();
     await this.#replaceActive();
-    await this.#catalogOrTimeout();
     this.#assertOpen();
     const opened = await this.#core.openSession(id);
     return this.#adopt(opened);
-  }
-
-  /** The catalog, or nothing after CATALOG_WAIT_MS: a hanging catalog never blocks a session. */
-  #catalogOrTimeout() {
-    let timer;
-    const timeout = new Promise((resolve) => {
-      timer = setTimeout(resolve, CATALOG_WAIT_MS);
-    });
-    return Promise.race([this.#catalog, timeout]).finally(() => clearTimeout(timer));
   }
 
   #adopt(opened) {
@@ -262,6 +245,21 @@ class Session {
     const result = await this.#agent.core.setConfigOption(this.id, configId, value, source);
     this.#configOptions = result.configOptions;
     this.modes = result.modes;
+    return this.#configOptions;
+  }
+
+  /**
+   * `configOptions` with the model catalog's ids in the model select (the current model after
+   * them when the catalog lacks it), fetching the catalog first if it was not (waiting at most
+   * 2 s; a failed catalog is a `catalog.error` event and the select lists the current model).
+   */
+  async loadConfigOptions() {
+    this.#assertOpen();
+    const current = (options, id) => options.find((o) => o.id === id)?.currentValue;
+    const before = this.#configOptions;
+    const options = await this.#agent.core.configOptions(current(before, 'model'), current(before, 'mode'));
+    // A change meanwhile wins: its options are newer (and list the catalog too).
+    if (this.#configOptions === before) this.#configOptions = options;
     return this.#configOptions;
   }
 

@@ -185,6 +185,12 @@ export function callAdapter(adapterName, target, method, args) {
     .then((result) => check(result, fail));
 }
 
+function sameBytes(a, b) {
+  if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array) || a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function toBytes(value) {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer || Array.isArray(value)) return new Uint8Array(value);
@@ -326,6 +332,47 @@ export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, ses
   /** One adapter call: checked by {@link callAdapter}, bounded by the deadlines. */
   const bounded = (adapterName, target, method, args) =>
     deadlines.call(`${adapterName}.${method}`, callAdapter(adapterName, target, method, args));
+  const deadlineMs = adapterTimeoutMs ?? DEFAULT_ADAPTER_TIMEOUT_MS;
+  // Session writes the stop abandoned, by session id: each settles true once the store answered
+  // within the call's deadline (a slow store still writes the record), else false.
+  const abandoned = new Map();
+  const sessionWrite = (method, id, args) => {
+    const started = Date.now();
+    const call = callAdapter('sessionStore', sessionStore, method, args);
+    return deadlines.call(`sessionStore.${method}`, call).catch((error) => {
+      if (error?.code === 'FX_AGENT_CLOSED') {
+        const landed = new Promise((resolve) => {
+          const timer = after(Math.max(0, deadlineMs - (Date.now() - started)), () => resolve(false));
+          const settle = (ok) => {
+            clearTimeout(timer);
+            resolve(ok);
+          };
+          call.then(() => settle(true), () => settle(false));
+        });
+        abandoned.set(id, [...(abandoned.get(id) ?? []), landed]);
+      }
+      throw error;
+    });
+  };
+  /**
+   * `session.unsaved` for a session whose write the stop abandoned waits for that write (up
+   * to its deadline): when one landed and the store now holds exactly the bytes reported, the
+   * session is saved and nothing is reported.
+   */
+  const reportUnsaved = async (event) => {
+    const landed = await Promise.all(abandoned.get(event.sessionId) ?? []);
+    if (landed.some(Boolean)) {
+      let timer;
+      const load = callAdapter('sessionStore', sessionStore, 'load', [event.sessionId]);
+      const deadline = new Promise((resolve) => {
+        timer = after(deadlineMs, () => resolve(null));
+      });
+      const record = await Promise.race([load, deadline]).catch(() => null);
+      clearTimeout(timer);
+      if (record && sameBytes(record.bytes, event.bytes)) return;
+    }
+    emit(event.type, event);
+  };
   return {
     /** What the core needs to start: the environment, the workspace description, the model idle deadline. */
     config() {
@@ -401,7 +448,7 @@ export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, ses
       return bounded('sessionStore', sessionStore, 'load', [id]);
     },
     sessionCommit(id, bytes, expectedRevision) {
-      return bounded('sessionStore', sessionStore, 'commit', [id, bytes.slice(), expectedRevision ?? undefined]);
+      return sessionWrite('commit', id, [id, bytes.slice(), expectedRevision ?? undefined]);
     },
     /** Whether the core may hand the store only the new bytes of a commit. */
     sessionAppends() {
@@ -409,7 +456,7 @@ export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, ses
     },
     /** The bytes a commit adds at the end of the record stored at `expectedRevision`. */
     sessionAppend(id, bytes, expectedRevision) {
-      return bounded('sessionStore', sessionStore, 'append', [id, bytes.slice(), expectedRevision]);
+      return sessionWrite('append', id, [id, bytes.slice(), expectedRevision]);
     },
     sessionList() {
       return bounded('sessionStore', sessionStore, 'list', []);
@@ -529,6 +576,10 @@ export function makeHost({ fetch, env, adapterTimeoutMs, modelIdleTimeoutMs, ses
     },
     /** A core event: `{ type, ...detail }`. */
     event(event) {
+      if (event.type === 'session.unsaved' && abandoned.has(event.sessionId)) {
+        reportUnsaved(event).catch(() => emit(event.type, event));
+        return;
+      }
       emit(event.type, event);
     },
   };

@@ -58,7 +58,10 @@ export type FxErrorCode =
   | 'FX_SESSION_NOT_OPEN'
   /** `prompt()` while a turn runs in the session. */
   | 'FX_PROMPT_IN_PROGRESS'
-  /** A model id that is malformed, or that the loaded catalog does not list. */
+  /**
+   * A malformed model id (empty, over 1024 bytes, spaces at either end, control characters).
+   * A well-formed id the catalog does not list is taken, with a `config.model_unlisted` event.
+   */
   | 'FX_INVALID_MODEL'
   /** A permission mode other than `ask` and `code`, or one the workspace does not offer. */
   | 'FX_INVALID_MODE'
@@ -752,6 +755,12 @@ export type FxAgentEvent =
     })
   | (FxEventBase<'config.restore_error'> & { configId: string; error: string })
   | (FxEventBase<'config.persist_error'> & { configId: string; error: string })
+  /**
+   * A well-formed model the loaded catalog does not list was taken (set or restored): the
+   * gateway serves more models than the catalog lists. `nearest` are the catalog ids closest
+   * to it, best first (at most 3, maybe none).
+   */
+  | (FxEventBase<'config.model_unlisted'> & { model: string; nearest: string[]; source: 'sdk' | 'restore' | 'terminal' })
   /** Another writer moved the stored session on; ours continues as a new session `to`. */
   | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
   /** `attempt` is the attempt about to be made (2 for the first retry). */
@@ -763,12 +772,14 @@ export type FxAgentEvent =
 
 /**
  * Part of a session the store has not confirmed storing, and the agent will not retry: it was
- * aborted with unsaved turns or with a commit outstanding (code `FX_AGENT_CLOSED`; the commit
- * was abandoned, though a store that finishes it later still holds it), or closing the session
+ * aborted with unsaved turns or with a commit outstanding (code `FX_AGENT_CLOSED`; reported
+ * only once that commit failed or missed its `adapterTimeoutMs` deadline: a slow store that
+ * stores it in time is not reported), or closing the session
  * retried a commit that failed again (the store's code, e.g. `FX_SESSION_STORE_FAILED` or
  * `FX_ADAPTER_TIMEOUT`). `bytes` is the whole session log as the agent held it (what
  * `sessionStore.commit` would have received), so the host can still keep it:
- * `readSession(bytes)` reads it. After `abort()` this may arrive a moment after `runtime.exit`.
+ * `readSession(bytes)` reads it. After `abort()` this may arrive up to `adapterTimeoutMs` after
+ * `runtime.exit`.
  */
 export interface SessionUnsaved {
   sessionId: string;
@@ -863,9 +874,23 @@ export interface Session {
    * the failure was noted; the call it stopped in ends `failed`.
    */
   history: SessionUpdate[];
+  /**
+   * The `model` and `mode` selects. The model select lists the catalog's ids once the catalog
+   * was fetched (see {@link Session.loadConfigOptions}); before, the current model alone.
+   */
   readonly configOptions: ConfigOption[];
   /**
-   * Starts a turn; returns at once.
+   * Resolves with `configOptions` whose model select lists the model catalog (the current
+   * model after its ids when it lacks it), fetching the catalog first if no call needed it
+   * yet: the agent fetches it only when something needs it (this, `setModel`, a turn with a
+   * named effort), so a plain turn costs one request. Waits for it at most 2 s; a failed
+   * catalog is a `catalog.error` event and the select lists the current model. Never rejects
+   * but for a closed session.
+   */
+  loadConfigOptions(): Promise<ConfigOption[]>;
+  /**
+   * Starts a turn; returns at once. During a model change (`setModel` storing it) the turn
+   * waits for the change, at most the adapter deadline, and runs with the model it left.
    * @throws {TypeError} for invalid input or a `signal` that is not an AbortSignal.
    * @throws {Error} when the session is closed or a turn is already running.
    */
@@ -880,9 +905,12 @@ export interface Session {
    */
   setConfigOption(configId: 'model' | 'mode' | (string & {}), value: string): Promise<ConfigOption[]>;
   /**
-   * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id, or one the loaded
-   *   model catalog does not list (the message names the nearest ids it does; without a catalog
-   *   any well-formed id is taken); `FX_SESSION_STORE_FAILED` when the change cannot be saved.
+   * Any well-formed model id is taken; one the model catalog does not list is reported by a
+   * `config.model_unlisted` event naming the nearest ids it does (the select then lists it
+   * after the catalog's ids). The catalog is fetched first if it was not (waiting at most 2 s;
+   * without it, no warning).
+   * @throws {FxAgentError} (rejects) `FX_INVALID_MODEL` for a malformed id;
+   *   `FX_SESSION_STORE_FAILED` when the change cannot be saved.
    */
   setModel(model: string): Promise<ConfigOption[]>;
   /** @throws {FxAgentError} (rejects) `FX_INVALID_MODE` for anything but `ask` and `code`. */
@@ -912,10 +940,10 @@ export interface Agent {
   /** Settles once: 0 after `close()`, 130 after `abort()`. Never rejects. */
   readonly exited: Promise<number>;
   /**
-   * Closes the active session (cancelling its turn) and starts a new one. Waits for the model
-   * catalog (at most 2 s) so the model select is complete. The new session is stored once it
-   * has something to keep (its first turn, a `setModel`): until then `listSessions` does not
-   * list it and closing it stores nothing.
+   * Closes the active session (cancelling its turn) and starts a new one. Fetches no model
+   * catalog: `session.loadConfigOptions()` does, for a model menu. The new session is stored
+   * once it has something to keep (its first turn, a `setModel`): until then `listSessions`
+   * does not list it and closing it stores nothing.
    */
   createSession(): Promise<Session>;
   /** Closes the active session and opens a stored one (`FX_SESSION_NOT_FOUND` when missing). */
@@ -937,8 +965,8 @@ export interface Agent {
 
 /**
  * Creates a headless fx agent: the AI Gateway protocol, the agent loop and session persistence
- * in WebAssembly, driven through `fetch` and the given adapters. Resolves once the core runs;
- * the model catalog loads in the background.
+ * in WebAssembly, driven through `fetch` and the given adapters. Resolves once the core runs,
+ * without a request: the model catalog is fetched when first needed.
  *
  * @throws {TypeError} (rejects) for an `FX_GATEWAY_CHAT_URL` outside the policy, an invalid
  *   workspace, a non-function `fetch`, or an `env` value that is not a primitive.
@@ -1030,6 +1058,8 @@ export type FxTerminalEvent =
   | (FxEventBase<'auth.refresh_error'> & { code: string; error: string; signedOut: boolean })
   /** Another tab or window moved the session on; this conversation continues as session `to`. */
   | (FxEventBase<'session.forked'> & { from: string; to: string; reason: string })
+  /** `/model` (or a restored value) took a model the catalog does not list; the screen says so too. */
+  | (FxEventBase<'config.model_unlisted'> & { model: string; nearest: string[]; source: 'terminal' | 'restore' })
   /** A model step of terminal turn `turn` finished with this gateway-reported usage. */
   | (FxEventBase<'turn.usage'> & TokenUsage & { turn: number })
   /** Part of a session will not reach the store (after `abort()`, or `/exit` retried and failed). */

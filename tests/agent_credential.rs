@@ -167,7 +167,7 @@ fn a_stored_login_is_restored_and_used_with_its_team() {
         Some("team_9")
     );
     // With a team and a fresh token, the catalog is asked with the login too.
-    block_on(agent.load_catalog());
+    let _ = block_on(agent.load_catalog_result());
     let catalog = host
         .state
         .borrow()

@@ -431,3 +431,36 @@ fn list_open_remove_and_settle_an_unfinished_turn() {
     assert!(block_on(agent2.list_sessions()).unwrap().is_empty());
     let _ = ExecOutcome::TimedOut;
 }
+
+#[test]
+fn a_plain_turn_fetches_no_catalog_and_a_named_effort_fetches_it_first() {
+    let host = FakeHost::new();
+    host.state.borrow_mut().catalog = Some(
+        br#"{"object":"list","data":[{"id":"moonshotai/kimi-k3","type":"language","tags":["tool-use","reasoning"],
+            "reasoning_options":[{"type":"effort","values":["low","high"]}]}]}"#
+            .to_vec(),
+    );
+    host.reply(text_reply(&["one"]));
+    host.reply(text_reply(&["two"]));
+    host.reply(text_reply(&["three"]));
+    let agent = agent(&host, None);
+    let id = block_on(agent.create_session()).unwrap().session_id;
+    let catalog_requests = || {
+        host.state
+            .borrow()
+            .requests
+            .iter()
+            .filter(|r| r.method == fx_wasm::caps::Method::Get)
+            .count()
+    };
+    block_on(agent.prompt(&id, 1, "plain".into())).unwrap();
+    assert_eq!(catalog_requests(), 0, "a plain turn sends one request");
+    assert_eq!(host.state.borrow().requests.len(), 1);
+    // A named effort is sent only for a model whose catalog entry lists it: fetched first.
+    block_on(agent.set_effort(&id, "high")).unwrap();
+    block_on(agent.prompt(&id, 2, "think hard".into())).unwrap();
+    assert_eq!(catalog_requests(), 1);
+    assert_eq!(host.chat_requests()[1]["reasoning"], "high");
+    block_on(agent.prompt(&id, 3, "again".into())).unwrap();
+    assert_eq!(catalog_requests(), 1, "fetched once");
+}

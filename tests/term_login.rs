@@ -266,8 +266,8 @@ fn several_teams_open_a_picker_and_the_choice_is_sent() {
     assert!(
         stored.contains("\"team_id\":\"team_b2\"") && stored.contains("\"team_slug\":\"beta\"")
     );
-    // The catalog is not asked before it is needed; the first turn asks it with the login and
-    // its team.
+    // The catalog is not asked before it is needed (not by a plain turn either); the model
+    // screen asks it with the login and its team.
     let catalogs = |host: &FakeHost| -> Vec<HttpRequest> {
         host.state
             .borrow()
@@ -284,17 +284,19 @@ fn several_teams_open_a_picker_and_the_choice_is_sent() {
         header(&chats(&host)[0], "x-vercel-ai-gateway-team"),
         Some("team_b2")
     );
+    assert_eq!(catalogs(&host).len(), 0, "a plain turn needs no catalog");
+    t.type_str("/status\r");
+    assert!(t
+        .screen()
+        .contains("fx login (renews itself) · team team_b2"));
+    t.type_str("/models\r");
     let asked = catalogs(&host);
-    assert_eq!(asked.len(), 1, "asked once, by the first turn");
+    assert_eq!(asked.len(), 1, "asked once, by the model screen");
     assert!(header(&asked[0], "authorization").is_some());
     assert_eq!(
         header(&asked[0], "x-vercel-ai-gateway-team"),
         Some("team_b2")
     );
-    t.type_str("/status\r");
-    assert!(t
-        .screen()
-        .contains("fx login (renews itself) · team team_b2"));
     assert_no_tokens(&t, &fake);
 }
 

@@ -158,6 +158,12 @@ async function connect() {
     });
     session = await agent.createSession();
     showConfig();
+    // The model menu needs the catalog: fetched now, in the background (a turn does not wait).
+    const shown = session;
+    shown.loadConfigOptions().then(
+      () => session === shown && showConfig(),
+      () => {},
+    );
     $('transcript').replaceChildren();
     status(`Connected. Session ${session.id}.`);
     setBusy(false);

@@ -35,6 +35,20 @@ use crate::tools::terminal::TerminalTools;
 /// Largest catalog body read.
 const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long something that needs the catalog (a model change, the model menu, a turn with a
+/// named effort) waits for it before going on without it.
+pub const CATALOG_WAIT_MS: u32 = 2_000;
+
+/// Where the catalog's one load stands: it is fetched when first needed, never at start-up
+/// (a plain turn sends one request, as the reference's does).
+pub(super) enum CatalogLoad {
+    Idle,
+    /// Fetching; these wait for it.
+    Loading(Vec<std::task::Waker>),
+    /// Fetched (or failed to be: the message).
+    Tried(Option<String>),
+}
+
 /// Why an agent operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AgentError {
@@ -52,9 +66,6 @@ pub enum AgentError {
     Busy(String),
     #[error("invalid model id: {0}")]
     InvalidModel(String),
-    /// A well-formed model id the loaded catalog does not list, with the nearest ids it does.
-    #[error("{}", unknown_model_text(.id, .nearest))]
-    UnknownModel { id: String, nearest: Vec<String> },
     #[error("unknown mode \"{0}\": the modes are \"ask\" (ask before each command) and \"code\" (run commands without asking)")]
     InvalidMode(String),
     /// A known mode this host does not offer (why: the workspace's permission).
@@ -82,7 +93,7 @@ impl AgentError {
             AgentError::Turn(error) => error.code(),
             AgentError::NoSession(_) => Code::SessionNotOpen,
             AgentError::Busy(_) => Code::PromptInProgress,
-            AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } => Code::InvalidModel,
+            AgentError::InvalidModel(_) => Code::InvalidModel,
             AgentError::InvalidMode(_) | AgentError::ModeUnavailable { .. } => Code::InvalidMode,
             AgentError::InvalidConfigOption(_) => Code::InvalidConfigOption,
             AgentError::InvalidEffort(_) => Code::InvalidEffort,
@@ -95,17 +106,6 @@ impl AgentError {
     /// True for argument errors a JS caller should see as a `TypeError`.
     pub fn is_type_error(&self) -> bool {
         matches!(self, AgentError::Endpoint(_) | AgentError::Workspace(_))
-    }
-}
-
-fn unknown_model_text(id: &str, nearest: &[String]) -> String {
-    match nearest {
-        [] => format!("the model catalog has no model \"{id}\""),
-        [one] => format!("the model catalog has no model \"{id}\"; the nearest is {one}"),
-        [rest @ .., last] => format!(
-            "the model catalog has no model \"{id}\"; the nearest are {} and {last}",
-            rest.join(", ")
-        ),
     }
 }
 
@@ -163,7 +163,11 @@ pub struct Agent<H: Host> {
     pub(super) host: H,
     pub(super) config: AgentConfig,
     pub(super) catalog: RefCell<Option<Catalog>>,
+    catalog_load: RefCell<CatalogLoad>,
     pub(super) sessions: RefCell<HashMap<String, Slot>>,
+    /// Sessions taken for a preference change, and the turns waiting for one to end (a few
+    /// at most: a `Vec`, not a map, keeps the wasm small).
+    changing: RefCell<(Vec<String>, Vec<std::task::Waker>)>,
     turns: RefCell<HashMap<u32, Cancel>>,
     /// Set by [`Agent::shutdown`]: no new work; the catalog request in flight is aborted.
     stop: Cancel,
@@ -179,7 +183,9 @@ impl<H: Host> Agent<H> {
             stop: Cancel::new(),
             config,
             catalog: RefCell::new(None),
+            catalog_load: RefCell::new(CatalogLoad::Idle),
             sessions: RefCell::new(HashMap::new()),
+            changing: RefCell::new((Vec::new(), Vec::new())),
             turns: RefCell::new(HashMap::new()),
         }
     }
@@ -200,12 +206,53 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// Loads the model catalog. A failure is reported as an event and never stops the agent.
-    pub async fn load_catalog(&self) {
-        let _ = self.load_catalog_result().await;
+    /// Loads the model catalog unless it was loaded (or failed to be) already; waits for it at
+    /// most `wait_ms` (a catalog that never answers holds nothing up, and is asked again the
+    /// next time it is needed). A failure is a `catalog.error` event and never stops the agent.
+    ///
+    /// # Errors
+    /// Why there is no catalog: the load's failure, or `wait_ms` passed.
+    pub async fn ensure_catalog(&self, wait_ms: u32) -> Result<(), String> {
+        use std::future::Future;
+        use std::task::Poll;
+        // Whoever finds it idle loads it; the others wait for that load (or their deadline).
+        let idle = matches!(*self.catalog_load.borrow(), CatalogLoad::Idle);
+        let mut load = idle.then(|| Box::pin(self.load_catalog_result()));
+        if idle {
+            *self.catalog_load.borrow_mut() = CatalogLoad::Loading(Vec::new());
+        }
+        let mut deadline = Box::pin(self.host.deadline(wait_ms));
+        let loaded = std::future::poll_fn(|cx| {
+            if let Some(load) = &mut load {
+                if let Poll::Ready(result) = load.as_mut().poll(cx) {
+                    return Poll::Ready(Some(result.err()));
+                }
+            } else if let CatalogLoad::Loading(waiters) = &mut *self.catalog_load.borrow_mut() {
+                waiters.push(cx.waker().clone());
+            } else {
+                return Poll::Ready(None);
+            }
+            deadline.as_mut().poll(cx).map(|()| None)
+        })
+        .await;
+        if idle {
+            // How it went; past the deadline nobody loads it (the next need asks again).
+            let next = loaded.map_or(CatalogLoad::Idle, CatalogLoad::Tried);
+            let previous = std::mem::replace(&mut *self.catalog_load.borrow_mut(), next);
+            if let CatalogLoad::Loading(waiters) = previous {
+                waiters.into_iter().for_each(std::task::Waker::wake);
+            }
+        }
+        match &*self.catalog_load.borrow() {
+            CatalogLoad::Tried(failed) => failed.clone().map_or(Ok(()), Err),
+            _ => Err(format!(
+                "the model catalog did not answer within {wait_ms} ms"
+            )),
+        }
     }
 
-    /// [`Self::load_catalog`], also returning why it failed.
+    /// Fetches the model catalog now (again, if it was loaded: the credential changed). A
+    /// failure is reported as a `catalog.error` event and never stops the agent.
     ///
     /// # Errors
     /// The failure's message (after the `CatalogError` event); the previous catalog, if any,
@@ -222,7 +269,7 @@ impl<H: Host> Agent<H> {
             headers,
             body: Vec::new(),
         };
-        // Stopping the agent aborts it (the sessions wait for it at most 2 s on the JS side).
+        // Stopping the agent aborts it.
         let cancel = self.stop.clone();
         let result = match self.host.fetch(request, &cancel).await {
             Ok(mut response) if response.status == 200 => {
@@ -253,7 +300,7 @@ impl<H: Host> Agent<H> {
         }
     }
 
-    /// The catalog's model ids, best first (empty until [`Self::load_catalog`] succeeded).
+    /// The catalog's model ids, best first (empty until a load succeeded).
     pub fn catalog_ids(&self) -> Vec<String> {
         self.catalog
             .borrow()
@@ -440,6 +487,42 @@ impl<H: Host> Agent<H> {
         }
     }
 
+    /// [`Self::take`] for a preference change: a turn asked meanwhile waits for it
+    /// ([`Self::take_for_turn`]) instead of being refused.
+    pub(super) fn take_for_change(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
+        let session = self.take(id)?;
+        self.changing.borrow_mut().0.push(id.to_owned());
+        Ok(session)
+    }
+
+    /// Puts back a session taken by [`Self::take_for_change`], waking the turns waiting for it.
+    pub(super) fn put_back_changed(&self, id: &str, session: Box<LiveSession>) {
+        self.put_back(id, session);
+        let waiting = {
+            let mut changing = self.changing.borrow_mut();
+            changing.0.retain(|changed| changed != id);
+            std::mem::take(&mut changing.1)
+        };
+        waiting.into_iter().for_each(std::task::Waker::wake);
+    }
+
+    /// [`Self::take`] for a turn: while a model change of the session is being stored, waits
+    /// for it (its store call is bounded by the host's deadline), then takes the session.
+    pub(super) async fn take_for_turn(&self, id: &str) -> Result<Box<LiveSession>, AgentError> {
+        std::future::poll_fn(|cx| {
+            let mut changing = self.changing.borrow_mut();
+            if changing.0.iter().any(|changed| changed == id) {
+                changing.1.push(cx.waker().clone());
+                std::task::Poll::Pending
+            } else {
+                std::task::Poll::Ready(())
+            }
+        })
+        .await;
+        self.check_open()?;
+        self.take(id)
+    }
+
     pub(super) fn put_back(&self, old_id: &str, session: Box<LiveSession>) {
         let mut sessions = self.sessions.borrow_mut();
         sessions.remove(old_id);
@@ -495,12 +578,20 @@ impl<H: Host> Agent<H> {
         if token.is_none() && self.config.endpoint.is_canonical() {
             return Err(AgentError::NoCredential);
         }
-        let session = self.take(id)?;
+        if self.turn_needs_catalog(id) {
+            // A failed or late catalog leaves the turn without the named effort, as fx does.
+            let _ = self.ensure_catalog(CATALOG_WAIT_MS).await;
+        }
+        let session = self.take_for_turn(id).await?;
         let catalog = self.catalog.borrow().clone();
-        let model_info = catalog
-            .as_ref()
-            .and_then(|c| c.get(&session.state().preferences.model));
-        let window = model_info.and_then(|m| m.effective_context_window());
+        let model = &session.state().preferences.model;
+        let model_info = catalog.as_ref().and_then(|c| c.get(model));
+        // Without the catalog, fx's own table of context windows (a plain turn needs no
+        // catalog request).
+        let window = model_info.map_or_else(
+            || crate::gateway::catalog::fallback_context_window(model),
+            |m| m.effective_context_window(),
+        );
         let mut policy = self.config.policy;
         policy.budget_tokens =
             ContextPolicy::budget_for(window, model_info.and_then(|m| m.max_tokens));
@@ -530,6 +621,18 @@ impl<H: Host> Agent<H> {
         };
         self.run_taken(id, session, turn_id, prompt, &plan, cancel)
             .await
+    }
+
+    /// Whether a turn of session `id` asks for what only the catalog tells: a named effort or
+    /// Fast (both are sent only for a model whose catalog entry lists them).
+    fn turn_needs_catalog(&self, id: &str) -> bool {
+        match self.sessions.borrow().get(id) {
+            Some(Slot::Idle(session)) => {
+                let preferences = &session.state().preferences;
+                preferences.effort != "auto" || preferences.fast_mode
+            }
+            _ => false,
+        }
     }
 
     /// Makes turn `turn_id` cancellable before its prompt starts running: a host that starts a

@@ -71,7 +71,7 @@ impl<H: Host> Agent<H> {
         if prompt.is_empty() {
             return Err(AgentError::EmptyPrompt);
         }
-        let session = self.take(id)?;
+        let session = self.take_for_turn(id).await?;
         self.run_taken(id, session, turn_id, prompt, plan, cancel)
             .await
     }

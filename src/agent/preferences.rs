@@ -17,12 +17,15 @@ impl<H: Host> Agent<H> {
     /// Sets `model` or `mode` and writes it to the config store. Returns the session's options
     /// after.
     ///
+    /// A well-formed model the loaded catalog does not list is taken (the gateway serves more
+    /// models than the catalog lists), with a `config.model_unlisted` event naming the nearest
+    /// catalog ids.
+    ///
     /// # Errors
-    /// [`AgentError::InvalidModel`] for a malformed id, [`AgentError::UnknownModel`] for one the
-    /// loaded catalog does not list (any well-formed id is taken while no catalog is loaded),
-    /// [`AgentError::InvalidMode`], [`AgentError::InvalidConfigOption`] for an id other than
-    /// `model` and `mode`; [`AgentError::Session`] when the model change cannot be stored (it
-    /// is then not applied). A refused value changes nothing and emits nothing.
+    /// [`AgentError::InvalidModel`] for a malformed id, [`AgentError::InvalidMode`],
+    /// [`AgentError::InvalidConfigOption`] for an id other than `model` and `mode`;
+    /// [`AgentError::Session`] when the model change cannot be stored (it is then not
+    /// applied). A refused value changes nothing and emits nothing.
     pub async fn set_config(
         &self,
         id: &str,
@@ -30,14 +33,17 @@ impl<H: Host> Agent<H> {
         value: &str,
         source: &'static str,
     ) -> Result<Opened, AgentError> {
-        let (opened, previous) = self.apply_config_option(id, config_id, value).await?;
+        let (opened, previous, _) = self
+            .apply_config_option(id, config_id, value, source)
+            .await?;
         self.store_config(config_id, value, previous, source).await;
         Ok(opened)
     }
 
     /// The first half of [`Self::set_config`]: applies the value to session `id` (committing a
-    /// model change to its log). Returns the options after and the value it replaced; the
-    /// session is free again when this returns.
+    /// model change to its log). Returns the options after, the value it replaced and, for a
+    /// model the catalog does not list, the nearest ids it does (also reported as
+    /// `config.model_unlisted`); the session is free again when this returns.
     ///
     /// # Errors
     /// As [`Self::set_config`].
@@ -46,15 +52,21 @@ impl<H: Host> Agent<H> {
         id: &str,
         config_id: &str,
         value: &str,
-    ) -> Result<(Opened, String), AgentError> {
+        source: &'static str,
+    ) -> Result<(Opened, String, Option<Vec<String>>), AgentError> {
         self.check_open()?;
-        let mut session = self.take(id)?;
+        if config_id == "model" && validate_model_id(value).is_ok() {
+            // The catalog tells whether it lists the model (fetched now if it was not; the
+            // session is not held meanwhile).
+            let _ = self.ensure_catalog(super::core::CATALOG_WAIT_MS).await;
+        }
+        let mut session = self.take_for_change(id)?;
         let result = self
-            .apply_config(&mut session, config_id, value, true)
+            .apply_config(&mut session, config_id, value, source)
             .await;
         let opened = self.describe(&session, Vec::new());
-        self.put_back(id, session);
-        result.map(|previous| (opened, previous))
+        self.put_back_changed(id, session);
+        result.map(|(previous, unlisted)| (opened, previous, unlisted))
     }
 
     /// The second half of [`Self::set_config`]: writes an applied value to the config store
@@ -81,29 +93,30 @@ impl<H: Host> Agent<H> {
         });
     }
 
-    /// Applies `model` or `mode` to the session; returns the value it replaced. With
-    /// `check_catalog`, a model the loaded catalog does not list is refused.
+    /// Applies `model` or `mode` to the session; returns the value it replaced and, for a
+    /// changed model the loaded catalog does not list, the nearest ids it does (reported as
+    /// `config.model_unlisted` once the change is stored).
     async fn apply_config(
         &self,
         session: &mut LiveSession,
         config_id: &str,
         value: &str,
-        check_catalog: bool,
-    ) -> Result<String, AgentError> {
+        source: &'static str,
+    ) -> Result<(String, Option<Vec<String>>), AgentError> {
         match config_id {
             "model" => {
                 validate_model_id(value).map_err(|e| AgentError::InvalidModel(e.to_string()))?;
                 let previous = session.state().preferences.model.clone();
-                if check_catalog && previous != value {
-                    self.check_in_catalog(value)?;
+                if previous == value {
+                    return Ok((previous, None));
                 }
-                if previous != value && !check_catalog && session.is_blank() {
+                if source == "restore" && session.is_blank() {
                     // Restored into a session that has nothing yet: where it starts, not a
                     // change to keep (it stays unstored until its first turn).
                     let mut preferences = session.state().preferences.clone();
                     preferences.model = value.to_owned();
                     session.restart_blank(&self.host, preferences)?;
-                } else if previous != value {
+                } else {
                     let change = PreferencesChange {
                         model: Some(value.to_owned()),
                         ..PreferencesChange::default()
@@ -114,31 +127,34 @@ impl<H: Host> Agent<H> {
                         })
                         .await?;
                 }
-                Ok(previous)
+                let unlisted = self.unlisted(value);
+                if let Some(nearest) = &unlisted {
+                    self.host.event(HostEvent::ModelUnlisted {
+                        model: value.to_owned(),
+                        nearest: nearest.clone(),
+                        source,
+                    });
+                }
+                Ok((previous, unlisted))
             }
             "mode" => {
                 let mode =
                     Mode::parse(value).ok_or_else(|| AgentError::InvalidMode(value.to_owned()))?;
                 let previous = session.mode.id().to_owned();
                 session.mode = mode;
-                Ok(previous)
+                Ok((previous, None))
             }
             _ => Err(AgentError::InvalidConfigOption(config_id.to_owned())),
         }
     }
 
-    /// Refuses a model the loaded catalog does not list, naming the nearest ones it does.
-    fn check_in_catalog(&self, id: &str) -> Result<(), AgentError> {
+    /// For a model the loaded catalog does not list, the nearest ids it does (`None` while no
+    /// catalog is loaded: there is nothing to compare with; a restored value does not fetch
+    /// it, so that a plain turn costs one request).
+    fn unlisted(&self, id: &str) -> Option<Vec<String>> {
         let catalog = self.catalog.borrow();
-        match catalog.as_ref() {
-            Some(catalog) if !catalog.models.is_empty() && catalog.get(id).is_none() => {
-                Err(AgentError::UnknownModel {
-                    id: id.to_owned(),
-                    nearest: catalog.nearest(id, 3),
-                })
-            }
-            _ => Ok(()),
-        }
+        let catalog = catalog.as_ref()?;
+        (!catalog.models.is_empty() && catalog.get(id).is_none()).then(|| catalog.nearest(id, 3))
     }
 
     /// The reasoning efforts the catalog lists for `model` (empty when it lists none or the
@@ -214,10 +230,10 @@ impl<H: Host> Agent<H> {
                         });
                         continue;
                     }
-                    // A stored model is not checked against the catalog: it was accepted when it
-                    // was saved, perhaps under another credential's catalog (reference §5.2).
-                    match self.apply_config(session, id, &value, false).await {
-                        Ok(previous) => self.host.event(HostEvent::ConfigChanged {
+                    // A stored model the catalog does not list is taken as a new one is (with a
+                    // `config.model_unlisted` warning when the catalog is loaded).
+                    match self.apply_config(session, id, &value, "restore").await {
+                        Ok((previous, _)) => self.host.event(HostEvent::ConfigChanged {
                             id: id.to_owned(),
                             previous: Some(previous),
                             value,

@@ -28,7 +28,8 @@ use crate::Code;
 
 use super::modes::Mode;
 use super::prompt::{PromptImage, StagedImage};
-use crate::caps::{Host, HostEvent, StoreError};
+use crate::caps::{Failure, Host, HostEvent, StoreError};
+use sha2::{Digest, Sha256};
 
 /// Why a session operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,6 +98,9 @@ pub struct LiveSession {
     pub mode: Mode,
     /// Exact commands the user allowed for the rest of the session.
     pub always_allowed: HashSet<String>,
+    /// SHA-256 of each log a commit wrote that gave no answer by its deadline (it may land
+    /// later): a stored record equal to one is ours, not another writer's.
+    unanswered: Vec<[u8; 32]>,
 }
 
 impl LiveSession {
@@ -124,6 +128,7 @@ impl LiveSession {
             committed_turns: 0,
             mode,
             always_allowed: HashSet::new(),
+            unanswered: Vec::new(),
         })
     }
 
@@ -159,6 +164,7 @@ impl LiveSession {
             committed_turns,
             mode,
             always_allowed: HashSet::new(),
+            unanswered: Vec::new(),
         })
     }
 
@@ -431,7 +437,21 @@ impl LiveSession {
                 Ok(None)
             }
             Err(StoreError::RevisionConflict { .. }) => self.resolve_conflict(host, id).await,
-            Err(error) => Err(SessionError::Store(error)),
+            Err(error) => {
+                if matches!(
+                    error,
+                    StoreError::Failed {
+                        failure: Failure::TimedOut | Failure::Abandoned,
+                        ..
+                    }
+                ) {
+                    // The store may still write it (a full commit or an append: either way
+                    // the record becomes our log as it is now).
+                    self.unanswered
+                        .push(Sha256::digest(self.log.bytes()).into());
+                }
+                Err(SessionError::Store(error))
+            }
         }
     }
 
@@ -477,6 +497,8 @@ impl LiveSession {
         self.revision = Some(revision);
         self.committed = self.log.mark();
         self.committed_turns = self.state().history.len();
+        // A commit that answered moved the revision on: a late one can no longer land.
+        self.unanswered.clear();
     }
 
     async fn resolve_conflict<H: Host>(
@@ -488,9 +510,14 @@ impl LiveSession {
         if let Some(stored) = &stored {
             // The store holds our bytes under a new revision (what we committed, or a later
             // state of our log: a commit of ours that answered after we stopped waiting, also
-            // the first one: `committed` is then our start, whose random ids nobody else has).
-            // Nobody moved on: commit on top of it.
-            if self.log.holds_ours(&self.committed, &stored.bytes) {
+            // the first one: `committed` is then our start, whose random ids nobody else has),
+            // or the log of a commit of ours that gave no answer and landed after its deadline
+            // (perhaps of a change taken back since). Nobody moved on: commit on top of it.
+            if self.log.holds_ours(&self.committed, &stored.bytes)
+                || self
+                    .unanswered
+                    .contains(&Sha256::digest(&stored.bytes).into())
+            {
                 if self.log.bytes() == stored.bytes.as_slice() {
                     self.mark_committed(stored.revision.clone());
                     return Ok(None);

@@ -56,12 +56,22 @@ impl AgentCore {
         })
     }
 
-    /// Loads the model catalog (never fails: a failure is an event).
-    pub fn start(&self) -> Promise {
+    /// The `configOptions` for `model` and `mode` with the catalog's models, fetching the
+    /// catalog first if it was not (waiting at most 2 s). Never rejects: a failed catalog is a
+    /// `catalog.error` event and the model select lists `model` alone.
+    #[wasm_bindgen(js_name = configOptions)]
+    pub fn config_options(&self, model: String, mode: String) -> Promise {
         let agent = self.agent.clone();
         future_to_promise(async move {
-            agent.load_catalog().await;
-            Ok(JsValue::UNDEFINED)
+            let _ = agent
+                .ensure_catalog(crate::agent::core::CATALOG_WAIT_MS)
+                .await;
+            let mode = crate::agent::modes::Mode::parse(&mode).unwrap_or_default();
+            Ok(to_js(&crate::agent::modes::config_options(
+                &agent.catalog_ids(),
+                &model,
+                mode,
+            )))
         })
     }
 

@@ -130,9 +130,7 @@ fn agent_code(error: &AgentError) -> Code {
             | StepError::Decode(_),
         )) => Code::BotProviderFailed,
         AgentError::Turn(TurnError::Request(_)) => Code::BotProviderFailed,
-        AgentError::InvalidModel(_) | AgentError::UnknownModel { .. } | AgentError::EmptyPrompt => {
-            Code::BotBadRequest
-        }
+        AgentError::InvalidModel(_) | AgentError::EmptyPrompt => Code::BotBadRequest,
         AgentError::NoCredential => Code::BotProviderFailed,
         AgentError::Busy(_) => Code::BotBusy,
         AgentError::Closed => Code::BotClosed,

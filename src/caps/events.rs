@@ -47,6 +47,14 @@ pub enum HostEvent {
         value: String,
         source: &'static str,
     },
+    /// A well-formed model the loaded catalog does not list was accepted (the gateway serves
+    /// more models than the catalog lists); `nearest` are the catalog ids closest to it.
+    #[serde(rename = "config.model_unlisted")]
+    ModelUnlisted {
+        model: String,
+        nearest: Vec<String>,
+        source: &'static str,
+    },
     /// A stored config value could not be read or was refused.
     #[serde(rename = "config.restore_error")]
     ConfigRestoreError {
@@ -163,6 +171,14 @@ mod tests {
                     source: "sdk",
                 },
                 r#"{"type":"config.changed","configId":"mode","previousValue":null,"value":"code","source":"sdk"}"#,
+            ),
+            (
+                HostEvent::ModelUnlisted {
+                    model: "a/b".into(),
+                    nearest: vec!["a/c".into()],
+                    source: "sdk",
+                },
+                r#"{"type":"config.model_unlisted","model":"a/b","nearest":["a/c"],"source":"sdk"}"#,
             ),
             (
                 HostEvent::ConfigRestoreError {

@@ -75,6 +75,8 @@ async function send(text) {
 
 describe('examples/agent', () => {
   test('the selects show the catalog and the modes', async () => {
+    // The catalog is fetched for the menu after the session started (a turn does not wait).
+    await browser.page.waitForFunction(() => [...document.querySelectorAll('#model option')].some((o) => o.value === 'sdk/catalog-alpha'));
     const models = await browser.page.$$eval('#model option', (o) => o.map((x) => x.value));
     assert.ok(models.includes('sdk/catalog-alpha'));
     const modes = await browser.page.$$eval('#mode option', (o) => o.map((x) => [x.value, x.textContent]));

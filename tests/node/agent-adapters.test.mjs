@@ -9,6 +9,15 @@ import { after, describe, test } from 'node:test';
 import { createFxAgent, memoryConfigStore, memorySessionStore, readSession } from '../../pkg/index.js';
 import { commitOnly, controllableStore, delay, env, fakeFetch, stallable, textEvents, trapGuard, within } from './agent-support.mjs';
 
+/** Resolves once `predicate()` holds; rejects after `ms`. */
+async function until(predicate, ms) {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > ms) throw new Error('timed out waiting');
+    await delay(10);
+  }
+}
+
 const guard = trapGuard();
 after(() => guard.check());
 
@@ -207,8 +216,42 @@ describe('deadlines: adapterTimeoutMs', () => {
   });
 });
 
+describe('a model change whose commit answered after its deadline', () => {
+  test('is refused and taken back; when the late write lands, the next commit is reconciled with it, not forked', async () => {
+    const inner = memorySessionStore();
+    const control = stallable(commitOnly(inner));
+    const events = [];
+    const net = fakeFetch([{ events: textEvents('after') }]);
+    const agent = await createFxAgent({
+      fetch: net.fetch,
+      env,
+      sessionStore: control.adapter,
+      adapterTimeoutMs: 200,
+      onEvent: (e) => events.push(e),
+    });
+    const session = await agent.createSession();
+    const id = session.id;
+    control.stall('commit');
+    await assert.rejects(session.setModel('sdk/catalog-alpha'), (e) => e.code === 'FX_ADAPTER_TIMEOUT');
+    assert.equal(session.configOptions.find((o) => o.id === 'model').currentValue, 'moonshotai/kimi-k3');
+    control.unstall('commit');
+    await control.release(); // the store writes the model change now, after we stopped waiting
+    assert.equal((await readSession((await inner.load(id)).bytes)).preferences.model, 'sdk/catalog-alpha');
+
+    assert.equal((await session.prompt('next').result).stopReason, 'end_turn');
+    assert.equal(events.filter((e) => e.type === 'session.forked').length, 0, 'no fork of our own late write');
+    assert.equal(session.id, id);
+    assert.equal(net.chats()[0].headers['ai-language-model-id'], 'moonshotai/kimi-k3');
+    const stored = await readSession((await inner.load(id)).bytes);
+    assert.deepEqual(stored.turns.map((t) => t.user.text), ['next']);
+    assert.equal(stored.preferences.model, 'moonshotai/kimi-k3', 'the store holds what the agent holds: the change was refused');
+    assert.equal((await inner.list()).length, 1, 'one session, no copy');
+    await agent.close();
+  });
+});
+
 describe('abort() with a commit that never settles', () => {
-  test('abort settles the turn and a pending close() at once; the unsaved turn is reported', async () => {
+  test('abort settles the turn and a pending close() at once; the unsaved turn is reported when the write misses its deadline', async () => {
     const inner = memorySessionStore();
     const control = stallable(commitOnly(inner));
     const events = [];
@@ -216,7 +259,7 @@ describe('abort() with a commit that never settles', () => {
       fetch: fakeFetch([{ events: textEvents('answered') }]).fetch,
       env,
       sessionStore: control.adapter,
-      adapterTimeoutMs: 60_000,
+      adapterTimeoutMs: 1000,
       onEvent: (e) => events.push(e),
     });
     const session = await agent.createSession();
@@ -228,8 +271,8 @@ describe('abort() with a commit that never settles', () => {
 
     const started = Date.now();
     agent.abort();
-    const [result, closed, exited] = await Promise.all([within(turn.result, 1000), within(closing, 1000), within(agent.exited, 1000)]);
-    assert.ok(Date.now() - started < 1000);
+    const [result, closed, exited] = await Promise.all([within(turn.result, 500), within(closing, 500), within(agent.exited, 500)]);
+    assert.ok(Date.now() - started < 500);
     assert.ok(result.settled, 'turn.result settled');
     assert.equal(result.error?.code, 'FX_AGENT_CLOSED', String(result.error));
     assert.match(result.error.message, /sessionStore\.commit\(\)/);
@@ -237,13 +280,17 @@ describe('abort() with a commit that never settles', () => {
     assert.equal(closed.value, 130);
     assert.equal(exited.value, 130);
 
-    const unsaved = events.filter((e) => e.type === 'session.unsaved');
-    assert.equal(unsaved.length, 1);
-    assert.equal(unsaved[0].sessionId, session.id);
-    assert.equal(unsaved[0].turns, 1);
-    assert.equal(unsaved[0].code, 'FX_AGENT_CLOSED');
+    // The write may still land until its deadline: the report waits for it.
+    const unsaved = () => events.filter((e) => e.type === 'session.unsaved');
+    await until(() => unsaved().length > 0, 3000);
+    assert.ok(Date.now() - started >= 700, 'reported once the write missed its deadline');
+    assert.equal(unsaved().length, 1);
+    const [report] = unsaved();
+    assert.equal(report.sessionId, session.id);
+    assert.equal(report.turns, 1);
+    assert.equal(report.code, 'FX_AGENT_CLOSED');
     // The report carries the session bytes that were not stored: nothing is lost.
-    const view = await readSession(unsaved[0].bytes);
+    const view = await readSession(report.bytes);
     assert.deepEqual(view.turns.map((t) => t.user.text), ['keep me']);
 
     // A late answer is ignored: no error, no event.
@@ -251,6 +298,32 @@ describe('abort() with a commit that never settles', () => {
     await control.release();
     await delay(20);
     assert.equal(events.length, count);
+  });
+
+  test('abort while a slow store writes the turn: no session.unsaved once the write lands within its deadline', async () => {
+    const inner = memorySessionStore();
+    const control = stallable(inner);
+    const events = [];
+    const agent = await createFxAgent({
+      fetch: fakeFetch([{ events: textEvents('answered') }]).fetch,
+      env,
+      sessionStore: control.adapter,
+      adapterTimeoutMs: 2000,
+      onEvent: (e) => events.push(e),
+    });
+    const session = await agent.createSession();
+    control.stall('commit');
+    control.stall('append');
+    const turn = session.prompt('slow but saved');
+    await Promise.race([control.called('commit'), control.called('append')]);
+    agent.abort();
+    assert.equal((await within(turn.result, 500)).error?.code, 'FX_AGENT_CLOSED');
+    assert.equal(await agent.exited, 130);
+    await delay(150); // the store is slow, not stuck
+    await control.release();
+    await delay(100);
+    assert.deepEqual(await userTexts(inner, session.id), ['slow but saved'], 'the store holds the turn');
+    assert.deepEqual(events.filter((e) => e.type === 'session.unsaved'), [], 'nothing is reported unsaved');
   });
 
   test('abort settles a stuck openSession and listSessions at once', async () => {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { after, afterEach, describe, test } from 'node:test';
 
 import { createFxAgent } from '../../pkg/index.js';
-import { collect, env, fakeFetch, fakeWorkspace, textEvents, trapGuard } from './agent-support.mjs';
+import { collect, env, fakeFetch, fakeWorkspace, textEvents, trapGuard, WIDE_CATALOG } from './agent-support.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -52,6 +52,7 @@ describe('options', () => {
     const [chat] = net.chats();
     assert.equal(chat.url, 'http://127.0.0.1:8788/v3/ai/language-model');
     assert.equal(chat.headers.authorization, undefined);
+    await s2.loadConfigOptions();
     assert.equal(net.calls.find((c) => c.method === 'GET').url, 'http://127.0.0.1:8788/coding-agent/v1/models');
     await local.close();
   });
@@ -127,61 +128,89 @@ describe('options', () => {
     await agent2.close();
   });
 
-  test('the catalog fills the model select; a failed catalog does not block a turn', async () => {
+  test('a plain turn on a fresh agent makes exactly one request, start-up included', async () => {
+    const calls = [];
+    const net = fakeFetch([{ events: textEvents('one request') }]);
+    const fetch = (url, init) => {
+      calls.push(`${init?.method ?? 'GET'} ${url}`);
+      return net.fetch(url, init);
+    };
+    const agent = await createFxAgent({ fetch, env });
+    const session = await agent.createSession();
+    assert.equal((await session.prompt('hi').result).stopReason, 'end_turn');
+    await agent.close();
+    assert.equal(calls.length, 1, calls.join('\n'));
+    assert.match(calls[0], /^POST .*\/ai\/language-model$/);
+  });
+
+  test('loadConfigOptions fetches the catalog once for the model select; a failed catalog does not block a turn', async () => {
     const events = [];
     const net = fakeFetch([{ events: textEvents('works without a catalog') }], { catalog: null });
     const agent = await createFxAgent({ fetch: net.fetch, env, onEvent: (e) => events.push(e) });
     const session = await agent.createSession();
-    const catalogError = events.find((e) => e.type === 'catalog.error');
-    assert.match(catalogError.error, /503/);
-    const model = session.configOptions.find((o) => o.id === 'model');
+    const model = (await session.loadConfigOptions()).find((o) => o.id === 'model');
+    assert.match(events.find((e) => e.type === 'catalog.error').error, /503/);
     assert.equal(model.currentValue, 'moonshotai/kimi-k3');
     assert.deepEqual(model.options.map((o) => o.value), ['moonshotai/kimi-k3']);
     assert.equal(await session.prompt('hi').stopReason, 'end_turn');
     await agent.close();
 
-    const withCatalog = await createFxAgent({ fetch: fakeFetch([]).fetch, env });
+    const ok = fakeFetch([]);
+    const withCatalog = await createFxAgent({ fetch: ok.fetch, env });
     const s2 = await withCatalog.createSession();
-    const values = s2.configOptions.find((o) => o.id === 'model').options.map((o) => o.value);
+    assert.deepEqual(s2.configOptions.find((o) => o.id === 'model').options.map((o) => o.value), ['moonshotai/kimi-k3'], 'no catalog yet');
+    assert.equal(ok.calls.length, 0, 'createSession fetches nothing');
+    const options = await s2.loadConfigOptions();
+    const values = options.find((o) => o.id === 'model').options.map((o) => o.value);
     assert.ok(values.includes('sdk/catalog-alpha') && values.includes('test/feature-model'));
     assert.ok(values.includes('moonshotai/kimi-k3'), 'the current model is listed even if the catalog lacks it');
+    assert.deepEqual(s2.configOptions, options, 'configOptions follows');
+    assert.equal(options.find((o) => o.id === 'mode').currentValue, 'ask');
+    await s2.loadConfigOptions();
+    await s2.setModel('sdk/catalog-alpha');
+    assert.equal(ok.calls.filter((c) => c.method === 'GET').length, 1, 'fetched once');
     await withCatalog.close();
   });
 
-  test('createFxAgent does not wait for the catalog; createSession does', async () => {
+  test('setModel fetches the catalog it checks the model against; concurrent needs share one request', async () => {
     let release;
     const gate = new Promise((resolve) => {
       release = resolve;
     });
-    const net = fakeFetch([]);
+    const events = [];
+    const net = fakeFetch([], { catalog: WIDE_CATALOG });
     const fetch = async (url, init) => {
       if ((init.method ?? 'GET') === 'GET') await gate;
       return net.fetch(url, init);
     };
-    const agent = await createFxAgent({ fetch, env });
-    let opened = false;
-    const creating = agent.createSession().then((session) => {
-      opened = true;
-      return session;
-    });
+    const agent = await createFxAgent({ fetch, env, onEvent: (e) => events.push(e) });
+    const session = await agent.createSession();
+    const menu = session.loadConfigOptions();
+    const setting = session.setModel('openai/gpt-5-nano');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(opened, false, 'createSession waits for the catalog');
     release();
-    const session = await creating;
-    assert.ok(session.configOptions.find((o) => o.id === 'model').options.some((o) => o.value === 'sdk/catalog-alpha'));
+    await Promise.all([menu, setting]);
+    assert.equal(net.calls.filter((c) => c.method === 'GET').length, 1);
+    assert.equal(events.find((e) => e.type === 'config.model_unlisted')?.model, 'openai/gpt-5-nano');
     await agent.close();
   });
 
-  test('a catalog that never answers delays a new session by at most 2 s', async () => {
+  test('a catalog that never answers delays setModel and loadConfigOptions by at most 2 s, a new session not at all', async () => {
     const net = fakeFetch([{ events: textEvents('fine') }]);
     const fetch = (url, init) => ((init.method ?? 'GET') === 'GET' ? new Promise(() => {}) : net.fetch(url, init));
     const agent = await createFxAgent({ fetch, env });
-    const started = performance.now();
+    let started = performance.now();
     const session = await agent.createSession();
+    assert.ok(performance.now() - started < 500, 'createSession does not wait for a catalog');
+    started = performance.now();
+    const options = await session.loadConfigOptions();
     const waited = performance.now() - started;
-    assert.ok(waited >= 1900, `waited ${waited} ms for the catalog`);
-    assert.deepEqual(session.configOptions.find((o) => o.id === 'model').options.map((o) => o.value), ['moonshotai/kimi-k3']);
+    assert.ok(waited >= 1900 && waited < 4000, `waited ${waited} ms for the catalog`);
+    assert.deepEqual(options.find((o) => o.id === 'model').options.map((o) => o.value), ['moonshotai/kimi-k3']);
     assert.equal(await session.prompt('hi').stopReason, 'end_turn');
+    started = performance.now();
+    await session.setModel('some/model');
+    assert.ok(performance.now() - started < 4000);
     await agent.close();
   });
 

@@ -1,5 +1,5 @@
 // Faults inside a turn through createFxAgent: a preference change the store refuses is not
-// applied anywhere; a turn cancelled during a command ends every tool call and keeps the call;
+// applied anywhere; a prompt during a model change waits for it; a turn cancelled during a command ends every tool call and keeps the call;
 // a 200 that is not an event stream, `Response.error()`, and an SSE `error` event after text;
 // session logs with CRLF line ends, as the fx CLI takes them.
 
@@ -14,6 +14,7 @@ import { createFxAgent, exportNativeSession, importNativeSession, memorySessionS
 import {
   agentText,
   collect,
+  commitOnly,
   controllableStore,
   conversation,
   env,
@@ -21,8 +22,10 @@ import {
   fakeWorkspace,
   finish,
   textEvents,
+  stallable,
   toolEvents,
   trapGuard,
+  within,
 } from './agent-support.mjs';
 import { loadFixture } from './fixtures.mjs';
 
@@ -51,6 +54,46 @@ describe('a refused preference change is not applied', () => {
     const reopened = await agent.openSession(session.id);
     assert.equal(modelOf(reopened), before);
     await agent.close();
+  });
+});
+
+describe('a prompt during a model change', () => {
+  test('waits for the change to be stored, then runs with the new model', async () => {
+    const net = fakeFetch([{ events: textEvents('new model here') }]);
+    const control = stallable(commitOnly(memorySessionStore()));
+    const agent = await createFxAgent({ fetch: net.fetch, env, sessionStore: control.adapter, adapterTimeoutMs: 5000 });
+    const session = await agent.createSession();
+    control.stall('commit');
+    const changing = session.setModel('sdk/catalog-alpha');
+    await control.called('commit');
+    const turn = session.prompt('which model?');
+    const early = await within(turn.result, 100);
+    assert.equal(early.settled, false, `the prompt waits (not ${early.error?.code})`);
+    assert.equal(net.chats().length, 0, 'nothing is sent before the change is stored');
+    control.unstall('commit');
+    await control.release();
+    await changing;
+    assert.equal((await turn.result).stopReason, 'end_turn');
+    assert.equal(net.chats()[0].headers['ai-language-model-id'], 'sdk/catalog-alpha');
+    await agent.close();
+  });
+
+  test('a change whose store never answers holds the prompt until the adapter deadline, then the turn runs on the old model', async () => {
+    const net = fakeFetch([{ events: textEvents('old model here') }]);
+    const control = stallable(commitOnly(memorySessionStore()));
+    const agent = await createFxAgent({ fetch: net.fetch, env, sessionStore: control.adapter, adapterTimeoutMs: 300 });
+    const session = await agent.createSession();
+    control.stall('commit');
+    const changing = session.setModel('sdk/catalog-alpha');
+    await control.called('commit');
+    control.unstall('commit');
+    const started = Date.now();
+    const turn = session.prompt('which model?');
+    await assert.rejects(changing, { code: 'FX_ADAPTER_TIMEOUT' });
+    assert.equal((await turn.result).stopReason, 'end_turn');
+    assert.ok(Date.now() - started < 2000);
+    assert.equal(net.chats()[0].headers['ai-language-model-id'], 'moonshotai/kimi-k3');
+    agent.abort();
   });
 });
 

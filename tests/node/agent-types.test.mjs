@@ -112,7 +112,8 @@ function render(update: SessionUpdate): string {
 async function main(): Promise<StopReason> {
   const agent: Agent = await createFxAgent(options);
   const session: Session = await agent.createSession();
-  const model: ConfigOption | undefined = session.configOptions.find((o) => o.id === 'model');
+  const menu: ConfigOption[] = await session.loadConfigOptions();
+  const model: ConfigOption | undefined = menu.find((o) => o.id === 'model') ?? session.configOptions[0];
   await session.setModel(model?.options[0]?.value ?? 'x/y');
   await session.setMode('code');
   await session.setConfig({ mode: 'ask' });

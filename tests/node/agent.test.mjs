@@ -191,7 +191,7 @@ describe('createFxAgent', () => {
     const events = [];
     const agent = await createFxAgent({ fetch: net.fetch, env, configStore, onEvent: (e) => events.push(e) });
     const session = await agent.createSession();
-    const model = session.configOptions.find((o) => o.id === 'model');
+    const model = (await session.loadConfigOptions()).find((o) => o.id === 'model');
     assert.equal(model.currentValue, 'sdk/catalog-alpha');
     assert.ok(model.options.some((o) => o.value === 'test/feature-model'));
     assert.equal(session.modes.currentModeId, 'code');

@@ -1,6 +1,7 @@
 // createFxTerminal through @xterm/headless: what the terminal refuses and when it asks the
-// network. The model catalog is fetched when first needed (never at start-up); an unknown model,
-// mode or command is refused with a suggestion; `/mcp list`-style commands never become prompts.
+// network. The model catalog is fetched when first needed (never at start-up); a model the
+// catalog does not list is taken with a suggestion; an unknown mode or command is refused with
+// one; `/mcp list`-style commands never become prompts.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -39,33 +40,59 @@ describe('the model catalog is fetched when first needed', () => {
     runtime.abort();
   });
 
-  test('the first prompt starts the catalog load alongside the turn', async () => {
-    const net = fakeFetch([{ events: textEvents('hi') }], { catalog: WIDE_CATALOG });
+  test('a plain turn costs one request: no catalog, start-up included', async () => {
+    const net = fakeFetch([{ events: textEvents('hi there') }, { events: textEvents('again') }], { catalog: WIDE_CATALOG });
     const { term, runtime } = await startTerminal({ fetch: net.fetch, env });
     runtime.write('hello\r');
-    await contains(term, 'hi');
-    await until(term, () => catalogRequests(net).length === 1, { what: 'a catalog request' });
+    await contains(term, 'hi there');
+    runtime.write('more\r');
+    await contains(term, 'again');
+    await delay(100);
+    assert.deepEqual(net.calls.map((c) => c.method), ['POST', 'POST'], 'one request per turn, no catalog');
+    // The model screen still fetches it.
+    runtime.write('/models\r');
+    await contains(term, 'anthropic/claude-sonnet-4.5');
+    assert.equal(catalogRequests(net).length, 1);
     runtime.abort();
   });
 });
 
 describe('refused values and commands', () => {
-  test('/model with an id the catalog lacks says so and suggests the nearest', async () => {
+  test('/model with an id the catalog lacks takes it, says so and suggests the nearest', async () => {
     const configStore = memoryConfigStore();
-    const net = fakeFetch([], { catalog: WIDE_CATALOG });
+    const net = fakeFetch([{ events: textEvents('served') }], { catalog: WIDE_CATALOG });
     const { term, runtime, events } = await startTerminal({ fetch: net.fetch, env, configStore });
     runtime.write('/model gpt-nonexistent\r');
     const text = await contains(term, 'not in the model catalog');
     assert.match(text, /gpt-nonexistent/);
+    assert.match(text, /using it anyway/);
     assert.match(text, /\/model openai\/gpt-5/);
-    assert.doesNotMatch(text, /Switched to/);
-    assert.match(statusLine(term), /kimi-k3/, 'the model did not change');
-    assert.equal(await configStore.get('model'), null);
-    assert.ok(!events.some((e) => e.type === 'config.changed'));
-    // A catalog id is taken.
+    await until(term, () => /gpt-nonexistent/.test(statusLine(term)), { what: 'the new model in the status line' });
+    assert.equal(await configStore.get('model'), 'gpt-nonexistent');
+    const warning = events.find((e) => e.type === 'config.model_unlisted');
+    assert.equal(warning?.model, 'gpt-nonexistent');
+    assert.equal(warning.source, 'terminal');
+    assert.ok(warning.nearest.includes('openai/gpt-5'));
+    // The next turn asks for it.
+    runtime.write('hello\r');
+    await contains(term, 'served');
+    assert.equal(net.chats()[0].headers['ai-language-model-id'], 'gpt-nonexistent');
+    // A catalog id is taken without the warning.
     runtime.write('/model openai/gpt-5\r');
     await contains(term, 'Switched to openai/gpt-5');
     assert.equal(await configStore.get('model'), 'openai/gpt-5');
+    assert.equal(events.filter((e) => e.type === 'config.model_unlisted').length, 1);
+    runtime.abort();
+  });
+
+  test('/model with a malformed id is refused and the model stays', async () => {
+    const configStore = memoryConfigStore();
+    const { term, runtime, events } = await startTerminal({ fetch: fakeFetch([], { catalog: WIDE_CATALOG }).fetch, env, configStore });
+    runtime.write('/model ' + 'x'.repeat(1100) + '\r');
+    await contains(term, 'is not a valid model id');
+    assert.match(statusLine(term), /kimi-k3/);
+    assert.equal(await configStore.get('model'), null);
+    assert.ok(!events.some((e) => e.type === 'config.changed' || e.type === 'config.model_unlisted'));
     runtime.abort();
   });
 

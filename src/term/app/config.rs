@@ -51,16 +51,16 @@ impl App {
         });
     }
 
-    /// The catalog has no model `id`: say so and offer the nearest ones.
-    pub(crate) fn on_unknown_model(&mut self, id: &str, nearest: &[String]) {
+    /// The catalog does not list model `id`, which was taken anyway (the gateway serves more
+    /// models than it lists): say so and offer the nearest ones it does list.
+    pub(crate) fn on_unlisted_model(&mut self, id: &str, nearest: &[String]) {
         let suggestion = match nearest {
             [] => String::new(),
             [one] => format!(" Did you mean /model {one}?"),
             [first, rest @ ..] => format!(" Did you mean /model {first} (or {})?", rest.join(", ")),
         };
         self.notice(&format!(
-            "Model: {id} is not in the model catalog, so the model stays {}.{suggestion} /models lists them all.",
-            self.session.model
+            "Model: {id} is not in the model catalog; using it anyway, the gateway may still serve it.{suggestion} /models lists them all."
         ));
     }
 

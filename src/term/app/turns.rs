@@ -18,9 +18,9 @@ impl App {
         }
         self.push_text(TextKind::Prompt, text.clone());
         let id = self.turn.begin(text.len(), self.now);
+        // No catalog request: a plain turn costs one request (the core fetches the catalog
+        // itself for a turn with a named effort, and uses fx's table of context windows).
         self.effects.push(Effect::Prompt { turn: id, text });
-        // The catalog gives later turns their context window and efforts.
-        self.want_catalog();
     }
 
     /// Starts the next queued prompt when nothing else runs.

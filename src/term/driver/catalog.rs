@@ -1,5 +1,5 @@
-//! The model catalog in the terminal: fetched when first needed (a model screen, `/model <id>`,
-//! the first turn), never at start-up; fetched again after a sign-in changes what it lists.
+//! The model catalog in the terminal: fetched when first needed (a model screen, `/model <id>`),
+//! never at start-up nor for a plain turn; fetched again after a sign-in changes what it lists.
 
 use futures::channel::oneshot;
 
@@ -9,6 +9,8 @@ use super::{CatalogLoad, Shell, TermEnv};
 
 /// How long `/model <id>` waits for the catalog it is checked against.
 const CATALOG_WAIT_MS: u32 = 5_000;
+/// How long a model screen waits for the catalog before it says the catalog did not answer.
+const CATALOG_LOAD_MS: u32 = 60_000;
 
 impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     /// Starts fetching the catalog unless it was fetched or is being fetched.
@@ -16,7 +18,7 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
         let idle = matches!(*self.inner.catalog.borrow(), CatalogLoad::Idle);
         if idle {
             *self.inner.catalog.borrow_mut() = CatalogLoad::Loading(Vec::new());
-            self.load_catalog();
+            self.load_catalog(false);
         }
     }
 
@@ -41,14 +43,22 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
         let done = matches!(*self.inner.catalog.borrow(), CatalogLoad::Done);
         if done {
             *self.inner.catalog.borrow_mut() = CatalogLoad::Loading(Vec::new());
-            self.load_catalog();
+            self.load_catalog(true);
         }
     }
 
-    fn load_catalog(&self) {
+    /// Loads the catalog (`again`: anew, though the agent has one; else the agent's, which a
+    /// turn with a named effort may have fetched already).
+    fn load_catalog(&self, again: bool) {
         let shell = self.clone();
         self.inner.env.spawn(Box::pin(async move {
-            let failed = shell.inner.agent.load_catalog_result().await.err();
+            let agent = &shell.inner.agent;
+            let failed = if again {
+                agent.load_catalog_result().await
+            } else {
+                agent.ensure_catalog(CATALOG_LOAD_MS).await
+            }
+            .err();
             let agent = &shell.inner.agent;
             let models = agent
                 .catalog_ids()

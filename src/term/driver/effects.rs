@@ -184,17 +184,16 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
     async fn apply_option(&self, id: &'static str, value: &str, source: &'static str) -> bool {
         let session = self.inner.session.borrow().clone();
         let agent = &self.inner.agent;
-        let result = agent.apply_config_option(&session, id, value).await;
+        let result = agent.apply_config_option(&session, id, value, source).await;
         let previous = {
             let mut app = self.inner.app.borrow_mut();
             match result {
-                Ok((_, previous)) => {
+                Ok((_, previous, unlisted)) => {
                     app.on_config_applied(id, value);
+                    if let Some(nearest) = unlisted {
+                        app.on_unlisted_model(value, &nearest);
+                    }
                     Some(previous)
-                }
-                Err(AgentError::UnknownModel { id, nearest }) => {
-                    app.on_unknown_model(&id, &nearest);
-                    None
                 }
                 Err(error) => {
                     app.warning(&error_text(&error));

@@ -197,6 +197,13 @@ impl Row {
         bytes
     }
 
+    /// Writing the unchanged columns `[gap, from)` before the run `[from, to)` costs no more
+    /// than jumping over them (the style in effect is the one of the column before `gap`).
+    pub fn bridges(&self, gap: usize, from: usize, to: usize) -> bool {
+        let pen = gap.checked_sub(1).map_or("", |c| self.sgr_str(c));
+        self.run_bytes(gap, to, pen) <= JUMP + self.run_bytes(from, to, pen)
+    }
+
     /// Column `c` starts a character (not the second half of a wide one).
     pub fn starts_character(&self, c: usize) -> bool {
         !self.is_continuation(c)
@@ -241,10 +248,7 @@ impl Row {
             }
             match runs.last_mut() {
                 // A short gap of unchanged cells is cheaper written again than jumped over.
-                Some(last)
-                    if from <= last.1
-                        || self.run_bytes(last.1, from, self.sgr_str(last.1 - 1)) < JUMP =>
-                {
+                Some(last) if from <= last.1 || self.bridges(last.1, from, to) => {
                     last.1 = last.1.max(to);
                 }
                 _ => runs.push((from, to)),

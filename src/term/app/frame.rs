@@ -14,8 +14,8 @@
 //! The cursor is tracked exactly (row and column), so a frame starts writing where the last one
 //! left it: with the cursor hidden (`cursor` `None`, as while a reply streams), it waits at the
 //! end of the last write, and a reply that only grows at its end costs its text and nothing
-//! else. Frames that only fill blank cells are written as they are; the rest are one
-//! synchronized update. A frame where nothing changed writes nothing.
+//! else. Frames that only fill blank cells or move rows down whole are written as they are;
+//! the rest are one synchronized update. A frame where nothing changed writes nothing.
 //!
 //! The scrollback stays exact: rows leave the screen only by scrolling, and a frame scrolls
 //! only once every row above the scrolling point holds its final text.
@@ -144,7 +144,9 @@ impl Writer<'_> {
             } else {
                 4 + usize::from(from + 1 >= 100)
             };
-            if row.starts_character(col) && row.run_bytes(col, from, &self.pen) <= jump {
+            if row.starts_character(col)
+                && row.run_bytes(col, to, &self.pen) <= jump + row.run_bytes(from, to, &self.pen)
+            {
                 from = col;
             }
         }
@@ -278,11 +280,21 @@ impl Frame {
             w.go(0, 0);
             w.erase("\u{1b}[J");
             prev.fill(Row::blank());
-        } else if let Some(shift) = self.plan_shift(&prev, &rows, top) {
-            prev = shift_rows(&mut w, shift, &prev);
         }
         let blank = Row::blank();
-        for (i, row) in rows.iter().enumerate() {
+        let mut done = 0;
+        if let Some(shift) = self.plan_shift(&prev, &rows, top) {
+            if !shift.drop_top {
+                // The rows above the insert stay where they are: write them first, from where
+                // the cursor waits (the reply's end, usually).
+                for (i, row) in rows.iter().enumerate().take(shift.row) {
+                    w.row(i, row, prev.get(i).unwrap_or(&blank));
+                }
+                done = shift.row;
+            }
+            prev = shift_rows(&mut w, shift, &prev);
+        }
+        for (i, row) in rows.iter().enumerate().skip(done) {
             w.row(i, row, prev.get(i).unwrap_or(&blank));
         }
         if prev.iter().skip(rows.len()).any(|row| row.len() > 0) {
@@ -377,17 +389,25 @@ fn shift_rows(w: &mut Writer<'_>, shift: Shift, prev: &[Row]) -> Vec<Row> {
     if shift.drop_top {
         // Delete the top row: the rows under it (to the screen's bottom) move up one.
         w.go(0, 0);
-        w.out.csi(1, "M");
-        w.col = None;
+        w.erase("\u{1b}[M");
     }
     // Room for the inserted rows at the bottom (scrolling the screen when it is full).
     let rows = n - usize::from(shift.drop_top) + shift.count;
     w.go_row(rows - 1);
     w.go_row(shift.row);
-    // Insert blank rows: the rows from here down move down.
+    // Insert blank rows: the rows from here down move down. Some terminals move the cursor to
+    // the first column, some leave it.
+    if !w.pen.is_empty() {
+        w.out.push_str(PLAIN);
+        w.pen.clear();
+    }
+    // Rows moved down whole (their text unchanged, the new ones blank) do not tear: such a
+    // frame is not bracketed as an update (16 bytes a new row).
     w.out.csi(shift.count, "L");
-    w.col = None;
-    w.torn = true;
+    if w.col != Some(0) {
+        w.col = None;
+        w.go_col(0);
+    }
     (0..rows)
         .map(|i| match shift.source(i) {
             Some(j) => prev.get(j).cloned().unwrap_or_default(),

@@ -418,7 +418,7 @@ fn shift_rows(w: &mut Writer<'_>, shift: Shift, prev: &[Row]) -> Vec<Row> {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
     use super::*;
     use crate::term::markdown::{MarkdownOptions, MarkdownStream};

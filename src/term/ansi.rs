@@ -54,10 +54,10 @@ impl Ansi {
         self.0.push_str(&line.0);
     }
 
-    /// Appends the part of a rendered row from byte `from` (a boundary a caller found by
-    /// comparing two rows; a non-boundary appends nothing).
-    pub fn push_line_from(&mut self, line: &AnsiLine, from: usize) {
-        self.0.push_str(line.0.get(from..).unwrap_or(""));
+    /// Appends bytes `from..to` of a rendered row (a cell's text or its SGR sequence, as
+    /// [`crate::term::app`] cut the row; a range off the character boundaries appends nothing).
+    pub fn push_line_part(&mut self, line: &AnsiLine, from: usize, to: usize) {
+        self.0.push_str(line.0.get(from..to).unwrap_or(""));
     }
 
     /// Appends `CSI n <final>` for the sequences whose count defaults to 1 (cursor moves `A`,
@@ -180,7 +180,7 @@ fn own_csi(params: &str, final_byte: char, allowed: Allowed) -> bool {
                     .is_some_and(|(r, c)| number(r) && c == "1")
         }
         (Allowed::Screen, 'J') => matches!(params, "" | "2" | "3"),
-        (Allowed::Screen, 'K') => params == "2",
+        (Allowed::Screen, 'K') => matches!(params, "" | "2"),
         (Allowed::Screen, 'h' | 'l') => {
             matches!(params, "?2004" | "?7" | "?2031" | "?2026" | "?25" | "?1049")
         }

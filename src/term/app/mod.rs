@@ -23,6 +23,7 @@
 
 mod approval;
 mod catalog;
+mod cells;
 mod commands;
 mod composer;
 mod effect;
@@ -125,7 +126,7 @@ impl App {
             signin: SignIn::default(),
             screens: Screens::new(),
             caps,
-            frame: Frame::new(),
+            frame: Frame::new(usize::from(width.max(10)), usize::from(height.max(4))),
             out,
             effects: Vec::new(),
             repaint_screen: false,

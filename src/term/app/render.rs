@@ -45,7 +45,8 @@ impl App {
             .map(|row| line_to_ansi(row, &palette))
             .collect();
         if self.exit_code.is_some() {
-            self.frame.paint(&mut out, &commit, &[], None);
+            // The cursor on a fresh row under the transcript, for the shell.
+            self.frame.paint(&mut out, &commit, &[], Some((0, 0)));
             out.push_str("\u{1b}[?2004l\u{1b}[?2031l\u{1b}[?7h\u{1b}[0m\u{1b}]2;\u{7}\u{1b}[?25h");
             self.silent = true;
             return out;
@@ -68,6 +69,7 @@ impl App {
         self.width = width;
         self.height = height;
         self.transcript.set_width(width);
+        self.frame.set_size(width, height);
         self.frame.invalidate();
         self.screens.touch();
         self.repaint_screen = self.started;
@@ -117,6 +119,12 @@ impl App {
         }
         let cursor = match &self.approval {
             Some(approval) => approval.rows(self.width, &mut footer),
+            // While a turn runs and nothing is typed, the cursor is hidden and waits where the
+            // last write ended (the reply's end), so streamed text costs no cursor moves.
+            None if self.turn.is_running() && self.composer.is_empty() => {
+                self.composer.rows(self.width, self.height, &mut footer);
+                None
+            }
             None => Some(self.composer.rows(self.width, self.height, &mut footer)),
         };
         footer.push(StyledLine::new());

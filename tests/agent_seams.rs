@@ -352,7 +352,12 @@ fn user_images_reach_the_model_and_the_log() {
         .unwrap()
         .clone();
     assert_eq!(user["role"], "user");
-    assert_eq!(user["content"][0]["text"], "what is this?");
+    // The text names the session's images as the fx CLI's does (its `image` fixture's first
+    // request), and the image follows as a file part.
+    assert_eq!(
+        user["content"][0]["text"],
+        "what is this?\n\n<available_images>\n[Image #1]\n</available_images>"
+    );
     assert_eq!(user["content"][1]["type"], "file");
     assert_eq!(user["content"][1]["mediaType"], "image/png");
     use base64::Engine as _;

@@ -95,4 +95,23 @@ mod tests {
             decode::<chat::ChatDoc>(key, br#"{"schema":1,"earlier":[],"messages":{}}"#).is_ok()
         );
     }
+
+    /// The fuzzer's find (fuzz/seeds/bot_docs/long-integer.json): a key this version does not
+    /// know, holding a number past u64, is kept, its value read as the nearest f64 to within an
+    /// ulp (serde_json without `float_roundtrip`; docs/DECISIONS.md, "Numbers in unknown keys").
+    #[test]
+    fn an_unknown_key_with_a_long_number_is_kept_to_within_an_ulp() {
+        let key = "chat/0123456789ab";
+        let stored = br#"{"schema":1,"earlier":[],"messages":{"m1":{"sessionId":"s1","turn":1,"state":"running","input":"i","files":[],"skills":[],"at":"2026-12-01T00:00:00.000Z","owner":"tab-a","later":{"n":77777777777777777777777777777777777777777777777777774}}}}"#;
+        let doc = decode::<chat::ChatDoc>(key, stored).unwrap();
+        let again = decode::<chat::ChatDoc>(key, &encode(&doc)).unwrap();
+        let number = |d: &chat::ChatDoc| {
+            d.messages.values().next().unwrap().extra["later"]["n"]
+                .as_f64()
+                .unwrap()
+        };
+        let (first, second) = (number(&doc), number(&again));
+        assert!(((first - second) / first).abs() < 1e-15, "{first} {second}");
+        assert!((first / 7.777_777_777_777_778e52 - 1.0).abs() < 1e-15);
+    }
 }

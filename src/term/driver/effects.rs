@@ -242,7 +242,10 @@ impl<H: Host + Clone + 'static, E: TermEnv + 'static> Shell<H, E> {
         let session = self.inner.session.borrow().clone();
         let stored = match self.inner.agent.host().load_session(&session).await {
             Ok(Some(stored)) => stored,
-            Ok(None) => return "Export: the session has not been saved yet".into(),
+            Ok(None) => {
+                return "Export: nothing to export yet: a session is saved with its first prompt"
+                    .into()
+            }
             Err(error) => return format!("Export: {error}"),
         };
         let files = match crate::log::export_native(&stored.bytes) {

@@ -5,9 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 
 import { createFxAgent, exportNativeSession, importNativeSession, memorySessionStore, readSession } from '../../pkg/index.js';
@@ -21,6 +19,7 @@ import {
   fakeFetch,
   fakeWorkspace,
   finish,
+  nativeHome,
   textEvents,
   stallable,
   toolEvents,
@@ -300,16 +299,8 @@ describe('session logs with CRLF line ends (as the fx CLI reads them)', () => {
     const files = await exportNativeSession(after);
     assert.deepEqual(await importNativeSession(files), after);
     if (process.env.FX_NATIVE) {
-      const home = mkdtempSync(join(tmpdir(), 'fx-crlf-'));
+      const home = nativeHome(id, files, 'fx-crlf-');
       try {
-        const dir = join(home, '.fx', 'sessions', id);
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        chmodSync(join(home, '.fx'), 0o700);
-        chmodSync(join(home, '.fx', 'sessions'), 0o700);
-        for (const [path, bytes] of Object.entries(files)) {
-          mkdirSync(join(dir, path, '..'), { recursive: true, mode: 0o700 });
-          writeFileSync(join(dir, path), bytes, { mode: 0o600 });
-        }
         const out = JSON.parse(execFileSync(process.env.FX_NATIVE, ['session', '--id', id, '--json'], { env: { ...process.env, HOME: home }, encoding: 'utf8' }));
         assert.equal(out.kind, 'session_detail', JSON.stringify(out));
         assert.equal(out.history_len, continued.turns.length);

@@ -6,15 +6,13 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { createFxAgent, exportNativeSession, memorySessionStore, readSession } from '../../pkg/node.js';
 import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
-import { conversation, env, fakeFetch, sse, textEvents, trapGuard } from './agent-support.mjs';
+import { conversation, env, fakeFetch, nativeHome, sse, textEvents, trapGuard } from './agent-support.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -104,17 +102,8 @@ test('the fx CLI and fx-wasm continue the same bytes with the same messages (FX_
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const home = mkdtempSync(join(tmpdir(), 'fx-images-'));
+  const home = nativeHome(id, await exportNativeSession(bytes), 'fx-images-');
   try {
-    const dir = join(home, '.fx', 'sessions', id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(join(home, '.fx'), 0o700);
-    chmodSync(join(home, '.fx', 'sessions'), 0o700);
-    for (const [path, data] of Object.entries(await exportNativeSession(bytes))) {
-      const file = join(dir, path);
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      writeFileSync(file, data, { mode: 0o600 });
-    }
     const base = `http://127.0.0.1:${server.address().port}`;
     const cliEnv = {
       HOME: home,

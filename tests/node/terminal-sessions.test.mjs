@@ -5,13 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { createFxAgent, exportNativeSession, memoryConfigStore, memorySessionStore, readSession } from '../../pkg/index.js';
-import { CATALOG, delay, env, fakeFetch, textEvents } from './agent-support.mjs';
+import { CATALOG, delay, env, fakeFetch, nativeHome, textEvents } from './agent-support.mjs';
 import { contains, screen, startTerminal, until } from './terminal-support.mjs';
 
 /** The sessions `listSessions` shows for `sessionStore`, each with its turn count. */
@@ -33,16 +31,8 @@ const view = (sessionStore, id) => readSession(sessionStore.load(id).bytes);
 async function fxDescribes(sessionStore, id) {
   if (!process.env.FX_NATIVE) return null;
   const files = await exportNativeSession(sessionStore.load(id).bytes);
-  const home = mkdtempSync(join(tmpdir(), 'fx-blank-'));
+  const home = nativeHome(id, files, 'fx-blank-');
   try {
-    const dir = join(home, '.fx', 'sessions', id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(join(home, '.fx'), 0o700);
-    chmodSync(join(home, '.fx', 'sessions'), 0o700);
-    for (const [path, bytes] of Object.entries(files)) {
-      mkdirSync(join(dir, path, '..'), { recursive: true, mode: 0o700 });
-      writeFileSync(join(dir, path), bytes, { mode: 0o600 });
-    }
     const out = execFileSync(process.env.FX_NATIVE, ['session', '--id', id, '--json'], { env: { ...process.env, HOME: home }, encoding: 'utf8' });
     return JSON.parse(out);
   } finally {

@@ -1,10 +1,6 @@
 // Test support for createFxAgent: a scripted fake `fetch` that speaks the AI Gateway's SSE
 // protocol and records every request, and a fake workspace.
 
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-
 export const CATALOG = {
   object: 'list',
   data: [
@@ -271,23 +267,4 @@ export function within(promise, ms) {
     ),
     timeout,
   ]).finally(() => clearTimeout(timer));
-}
-
-/**
- * A temporary fx home holding the native session directory `files` (from `exportNativeSession`)
- * as session `id`, with the modes the fx CLI insists on (0700 folders, 0600 files): run the CLI
- * with `HOME` set to the returned path, and remove it afterwards.
- */
-export function nativeHome(id, files, prefix = 'fx-home-') {
-  const home = mkdtempSync(join(tmpdir(), prefix));
-  const dir = join(home, '.fx', 'sessions', id);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(join(home, '.fx'), 0o700);
-  chmodSync(join(home, '.fx', 'sessions'), 0o700);
-  for (const [path, bytes] of Object.entries(files)) {
-    const file = join(dir, path);
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, bytes, { mode: 0o600 });
-  }
-  return home;
 }

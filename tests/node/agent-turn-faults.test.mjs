@@ -19,13 +19,13 @@ import {
   fakeFetch,
   fakeWorkspace,
   finish,
-  nativeHome,
   textEvents,
   stallable,
   toolEvents,
   trapGuard,
   within,
 } from './agent-support.mjs';
+import { nativeHome } from './native-home.mjs';
 import { loadFixture } from './fixtures.mjs';
 
 const guard = trapGuard();

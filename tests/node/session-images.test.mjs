@@ -12,7 +12,8 @@ import { after, test } from 'node:test';
 
 import { createFxAgent, exportNativeSession, memorySessionStore, readSession } from '../../pkg/node.js';
 import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
-import { conversation, env, fakeFetch, nativeHome, sse, textEvents, trapGuard } from './agent-support.mjs';
+import { conversation, env, fakeFetch, sse, textEvents, trapGuard } from './agent-support.mjs';
+import { nativeHome } from './native-home.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());

@@ -9,7 +9,8 @@ import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { createFxAgent, exportNativeSession, memoryConfigStore, memorySessionStore, readSession } from '../../pkg/index.js';
-import { CATALOG, delay, env, fakeFetch, nativeHome, textEvents } from './agent-support.mjs';
+import { CATALOG, delay, env, fakeFetch, textEvents } from './agent-support.mjs';
+import { nativeHome } from './native-home.mjs';
 import { contains, screen, startTerminal, until } from './terminal-support.mjs';
 
 /** The sessions `listSessions` shows for `sessionStore`, each with its turn count. */

@@ -13,8 +13,9 @@
 // - createFxTerminal: interactive cold and warm, keystroke echo, bytes per streamed token at 1 and
 //   8 tokens per network read (tests/bench/terminal-measure.mjs; @xterm/headless in Node, xterm.js
 //   in Chromium);
-// - createFxbot: one consumer following a 2,000-delta bot reply after 0 and 40 earlier turns, the
-//   time from send to its turn_end and the store calls meanwhile (tests/bench/fxbot-measure.mjs).
+// - createFxbot: ready cold (compiles fx-bot.wasm) and warm; one consumer following a 2,000-delta
+//   bot reply after 0 and 40 earlier turns, the time from send to its first text line and to its
+//   turn_end, and the store calls meanwhile (tests/bench/fxbot-measure.mjs).
 //
 // Usage: node scripts/bench.mjs [--quick]   (--quick: tiny sizes, one run each: a smoke test of
 // the suite, its figures mean nothing). `node scripts/bench.mjs --log` instead prints the session
@@ -212,10 +213,15 @@ function table(sized, node, chromium) {
   row('keystroke echo, median / p95, ms', (m) => `${f(m.terminal.echoMedianMs, 3)} / ${f(m.terminal.echoP95Ms, 3)}`);
   row('bytes per token, 1 token per read', (m) => f(m.terminal.bytesPerToken1));
   row('bytes per token, 8 tokens per read', (m) => f(m.terminal.bytesPerToken8));
-  const deltas = node.bots[0].deltas.toLocaleString('en-US');
-  const earlier = node.bots.map((b) => b.earlier).join(' / ');
+  row('createFxbot ready, cold (compiles fx-bot.wasm), ms', (m) => f(m.bots.readyColdMs));
+  row('createFxbot ready, warm, ms', (m) => f(m.bots.readyWarmMs, 2));
+  const deltas = node.bots.rows[0].deltas.toLocaleString('en-US');
+  const earlier = node.bots.rows.map((b) => b.earlier).join(' / ');
+  row(`bot send → first stream line, after ${earlier} earlier turns, ms`, (m) =>
+    m.bots.rows.map((b) => f(b.firstLineMs, 2)).join(' / '),
+  );
   row(`follow a ${deltas}-delta bot reply, after ${earlier} earlier turns: ms (session loads + document reads)`, (m) =>
-    m.bots.map((b) => `${f(b.ms)} (${b.sessionLoads}+${b.docReads})`).join(' / '),
+    m.bots.rows.map((b) => `${f(b.ms)} (${b.sessionLoads}+${b.docReads})`).join(' / '),
   );
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length), c === 0 ? 6 : 8));
   const line = (cells) => `| ${cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ')} |`;

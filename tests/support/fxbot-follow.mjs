@@ -109,10 +109,14 @@ export function countingStores({ memoryFxbotStore, memorySessionStore }) {
   };
 }
 
-/** The lines of `botId`'s stream from `cursor` to the first `turn_end` (included). */
-export async function follow(fxbot, botId, cursor) {
+/**
+ * The lines of `botId`'s stream from `cursor` to the first `turn_end` (included); `marks.text`,
+ * when `marks` is given, gets the `performance.now()` of the first text line.
+ */
+export async function follow(fxbot, botId, cursor, marks = null) {
   const lines = [];
   for await (const line of fxbot.chat.stream(botId, cursor)) {
+    if (marks !== null && marks.text === undefined && line.type === 'text') marks.text = performance.now();
     lines.push(line);
     if (line.type === 'turn_end') break;
   }
@@ -143,7 +147,8 @@ export async function botWithTurns({ createFxbot, memoryFxbotStore, memorySessio
 
 /**
  * Sends one message whose reply is `deltas` paced deltas and follows it with one consumer:
- * the time from `send` to the consumer's `turn_end`, the store calls in that time, and the text.
+ * the time from `send` to the consumer's `turn_end` (`ms`) and to its first text line
+ * (`firstLineMs`), the store calls in that time, and the text.
  */
 export async function followReply({ fxbot, bot, stores, replies }, deltas, messageId = 'followed') {
   replies.queue(deltas, { paced: true });
@@ -152,8 +157,10 @@ export async function followReply({ fxbot, bot, stores, replies }, deltas, messa
   const sent = await fxbot.chat.send(bot.id, { text: 'a long reply, please', messageId });
   const sendCalls = stores.snapshot();
   stores.reset();
-  const lines = await follow(fxbot, bot.id, sent.cursor);
+  const marks = {};
+  const lines = await follow(fxbot, bot.id, sent.cursor, marks);
   const ms = performance.now() - started;
+  const firstLineMs = marks.text === undefined ? null : marks.text - started;
   const text = lines.filter((l) => l.type === 'text').map((l) => l.text).join('');
-  return { ms, send: sendCalls, follow: stores.snapshot(), lines, text, sent };
+  return { ms, firstLineMs, send: sendCalls, follow: stores.snapshot(), lines, text, sent };
 }

@@ -6,7 +6,9 @@
 //   same counted from the `import('/pkg/index.js')` before it;
 // - first update: the fake fetch returns its Response → the first update reaches `for await`;
 // - terminal interactive: createFxTerminal() called → `interactive` resolved (fetches and
-//   compiles fx-term.wasm, paints the first frame into a real xterm.js), and from the import.
+//   compiles fx-term.wasm, paints the first frame into a real xterm.js), and from the import;
+// - the phases of each load (PHASES: glue, fetch, after the last byte) from resource timing,
+//   and, in a context of its own, WebAssembly.compile of each artifact's bytes alone.
 //
 // Prints the median of the runs (default 7) and each run's figures. `--compare <checkout>` serves
 // another checkout's built package too (its scripts/serve.mjs) and alternates the runs between
@@ -27,8 +29,21 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
+/**
+ * The phases of a cold load, from the page's resource timing of the artifact's .wasm: `Glue`
+ * (the call → the .wasm request starts: the glue module's import and set-up), `Fetch` (request
+ * → last byte; streaming compilation runs meanwhile), `After` (last byte → loaded: the rest of
+ * the compile, instantiation and the core's start). A source string, evaluated in the page.
+ */
+const PHASES = `(prefix, entry, called, loaded) => entry === undefined ? {} : {
+  [prefix + 'GlueMs']: entry.startTime - called,
+  [prefix + 'FetchMs']: entry.responseEnd - entry.startTime,
+  [prefix + 'AfterMs']: loaded - entry.responseEnd,
+}`;
+
 async function agentRun(page) {
-  return page.evaluate(async () => {
+  return page.evaluate(async (phasesSource) => {
+    const phases = (0, eval)(phasesSource);
     const t0 = performance.now();
     const fx = await import('/pkg/index.js');
     const imported = performance.now();
@@ -49,12 +64,18 @@ async function agentRun(page) {
       if (first === 0 && update.sessionUpdate === 'agent_message_chunk') first = performance.now();
     }
     await agent.close();
-    return { readyMs: ready - imported, readyFromImportMs: ready - t0, firstUpdateMs: first - marks.response };
-  });
+    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/fx-core.wasm'));
+    return {
+      readyMs: ready - imported,
+      readyFromImportMs: ready - t0,
+      firstUpdateMs: first - marks.response,
+      ...phases('core', wasm, imported, ready),
+    };
+  }, PHASES);
 }
 
 async function terminalRun(page) {
-  return page.evaluate(async () => {
+  return page.evaluate(async (phasesSource) => {
     const { Terminal } = await import('/node_modules/@xterm/xterm/lib/xterm.mjs');
     const host = document.createElement('div');
     document.body.append(host);
@@ -75,13 +96,33 @@ async function terminalRun(page) {
     await runtime.interactive;
     const interactive = performance.now();
     runtime.abort();
+    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/fx-term.wasm'));
+    const phases = (0, eval)(phasesSource);
     return {
       interactiveMs: interactive - imported,
       interactiveFromImportMs: interactive - t0,
       // createFxTerminal called → the core loaded and running, then → the first frame painted.
       termLoadMs: marks['runtime.ready'] - imported,
       termStartMs: interactive - marks['runtime.ready'],
+      ...phases('term', wasm, imported, marks['runtime.ready']),
     };
+  }, PHASES);
+}
+
+/**
+ * WebAssembly.compile of each artifact's bytes, fetched first (the compile alone, neither
+ * overlapped with the download as streaming compilation is nor followed by instantiation).
+ */
+async function compileRun(page) {
+  return page.evaluate(async () => {
+    const out = {};
+    for (const name of ['fx-core', 'fx-term']) {
+      const bytes = await (await fetch(`/pkg/${name}.wasm`)).arrayBuffer();
+      const start = performance.now();
+      await WebAssembly.compile(bytes);
+      out[`${name === 'fx-core' ? 'core' : 'term'}CompileMs`] = performance.now() - start;
+    }
+    return out;
   });
 }
 
@@ -102,7 +143,7 @@ try {
   for (let i = 0; i < runs; i += 1) {
     for (const [s, { server }] of servers.entries()) {
       const row = {};
-      for (const measure of [agentRun, terminalRun]) {
+      for (const measure of [agentRun, terminalRun, compileRun]) {
         const context = await browser.newContext();
         const page = await context.newPage();
         await page.goto(`${server.url}tests/browser/harness.html`);

@@ -577,12 +577,19 @@ $('demo-notice-close').addEventListener('click', () => {
 // ---- start ----
 
 async function boot() {
-  const response = await fetch('/dev-gateway/status', { cache: 'no-store' });
-  if (!response.ok) throw new Error(`The dev gateway did not answer /dev-gateway/status (HTTP ${response.status}).`);
-  state.status = await response.json();
-  await oauthSessionStore.load().catch(() => null);
+  // The gateway's status and the two stores are independent: asked for at once.
+  const status = (async () => {
+    const response = await fetch('/dev-gateway/status', { cache: 'no-store' });
+    if (!response.ok) throw new Error(`The dev gateway did not answer /dev-gateway/status (HTTP ${response.status}).`);
+    return response.json();
+  })();
+  const signIn = oauthSessionStore.load().catch(() => null);
+  const listed = sessionStore.list();
+  listed.catch(() => {});
+  state.status = await status;
+  await signIn;
   renderHeader();
-  const saved = await sessionStore.list();
+  const saved = await listed;
   await start(saved.length > 0 ? 'last' : null);
 }
 

@@ -4,8 +4,20 @@
 //
 // In a browser `just-bash` resolves through the page's import map (see examples/dev-gateway/
 // for the map and the two small shims its browser bundle needs); in Node, from node_modules.
+// It is imported when the first workspace is created, without waiting for it: its 1.2 MB bundle
+// loads while fx starts, and the first command waits for it if it has not arrived yet.
 
-import { Bash } from 'just-bash';
+/** just-bash's `Bash` once imported; `importing` its import, started by the first workspace. */
+let Bash = null;
+let importing = null;
+
+function importBash() {
+  importing ??= import('just-bash').then((module) => {
+    Bash = module.Bash;
+    return Bash;
+  });
+  return importing;
+}
 
 const ROOT = '/workspace';
 const HOME = '/home/visitor';
@@ -158,12 +170,20 @@ export function createJustBashWorkspace({ permission = 'allow-sandboxed', files 
       env: { HOME, USER: 'visitor', LOGNAME: 'visitor', PWD: ROOT },
       executionLimits: { maxOutputSize: MAX_OUTPUT_PER_EXEC, maxExecutionTimeMs: DEFAULT_TIMEOUT_MS + 5_000 },
     });
-  let bash = fresh();
+  // Created on the first command when just-bash had not arrived with the workspace.
+  let bash = Bash === null ? null : fresh();
+  // Started now; a failed import is the first command's error, not an unhandled rejection.
+  importBash().catch(() => {});
   let currentPermission = permission;
 
   async function exec({ command, cwd = ROOT, signal, timeoutMs = DEFAULT_TIMEOUT_MS, outputLimitBytes = DEFAULT_OUTPUT_LIMIT } = {}) {
     if (typeof command !== 'string') throw new TypeError('workspace.exec: command must be a string');
     if (signal?.aborted) throw abortError(signal);
+    if (bash === null) {
+      await importBash();
+      bash ??= fresh();
+      if (signal?.aborted) throw abortError(signal);
+    }
     const controller = new AbortController();
     let settle;
     const stopped = new Promise((_, reject) => {
@@ -211,9 +231,12 @@ export function createJustBashWorkspace({ permission = 'allow-sandboxed', files 
     exec,
     /** Puts the files back as they were at creation (a command still running keeps the old ones). */
     reset() {
-      bash = fresh();
+      bash = Bash === null ? null : fresh();
     },
-    /** The current just-bash instance, for the page (e.g. to read files for a download). */
+    /**
+     * The current just-bash instance, for the page (e.g. to read files for a download); null
+     * while just-bash has not arrived (the first command waits for it).
+     */
     get bash() {
       return bash;
     },

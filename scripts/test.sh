@@ -6,6 +6,9 @@
 # with node's test summary.
 #
 #   FX_ENGINES=chromium          the browser layer in fewer engines (default: all three)
+#   FX_NATIVE=/path/to/fx        the fx CLI the session tests compare with (default: the oracle
+#                                build beside the project, ../shared/tools/fx-cli/fx, when it is
+#                                there; without one those comparisons say they were skipped)
 #
 # Nothing may hang the run: a node:test file fails after FILE_TIMEOUT_MS (node 20 applies
 # --test-timeout to each file as a whole), a file's process is ended once its tests are done
@@ -17,6 +20,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 "$root/scripts/setup.sh" || exit 1
+
+if [ -z "${FX_NATIVE:-}" ] && [ -x "$root/../shared/tools/fx-cli/fx" ]; then
+  export FX_NATIVE="$root/../shared/tools/fx-cli/fx"
+fi
+echo "fx CLI oracle (FX_NATIVE): ${FX_NATIVE:-none, the CLI comparisons are skipped}"
 
 failed=()
 FILE_TIMEOUT_MS=900000

@@ -15,6 +15,7 @@
 //! - `term` (feature `term`): the interactive terminal.
 //! - `bot` (feature `bot`): the bots layer of `createFxbot` (ids, fields, uploads, stream lines,
 //!   cursors, the live journal, the bot and chat documents).
+//! - `mcp` (feature `bot`): a client of remote MCP servers over Streamable HTTP.
 //!
 //! Only `host` and `api` (wasm32 only) touch JavaScript; they stay thin.
 
@@ -31,6 +32,8 @@ pub use code::Code;
 
 #[cfg(feature = "bot")]
 pub mod bot;
+#[cfg(feature = "bot")]
+pub mod mcp;
 #[cfg(feature = "term")]
 pub mod term;
 

@@ -250,6 +250,8 @@ impl Http for FakeTransport {
             status,
             retry_after: None,
             content_type: None,
+            mcp_session_id: None,
+            www_authenticate: None,
             body: OneChunk(Some(body)),
         })
     }

@@ -465,6 +465,8 @@ fn tokens_never_appear_in_debug_or_display() {
             status: 200,
             retry_after: None,
             content_type: None,
+            mcp_session_id: None,
+            www_authenticate: None,
             body: WholeBody::new(format!(r#"{{"access_token":"{ACCESS}"}}"#).into_bytes())
         }
     ));

@@ -73,6 +73,10 @@ pub struct HttpResponse<B> {
     pub retry_after: Option<String>,
     /// The raw `Content-Type` header, when the host could read it (`None`: unknown).
     pub content_type: Option<String>,
+    /// The raw `Mcp-Session-Id` header (a remote MCP server's session, [`crate::mcp`]).
+    pub mcp_session_id: Option<String>,
+    /// The raw `WWW-Authenticate` header (a server asking for OAuth).
+    pub www_authenticate: Option<String>,
     pub body: B,
 }
 
@@ -209,6 +213,8 @@ pub async fn fetch_whole<H: Http + ?Sized, C: Clock + ?Sized>(
             status,
             retry_after: None,
             content_type: None,
+            mcp_session_id: None,
+            www_authenticate: None,
             body: WholeBody(body),
         }),
         Err(_) if timed_out => Err(ExchangeError::TimedOut),
@@ -219,7 +225,7 @@ pub async fn fetch_whole<H: Http + ?Sized, C: Clock + ?Sized>(
 
 /// Runs `exchange` until it finishes, or cancels `call` when the deadline or the outer cancel
 /// comes first and waits for `exchange` to notice. True in `.1` when the deadline fired.
-async fn with_deadline<T>(
+pub(crate) async fn with_deadline<T>(
     exchange: impl Future<Output = T>,
     deadline: impl Future<Output = ()>,
     outer: &Cancel,

@@ -334,6 +334,8 @@ impl Http for JsHostAdapter {
                     status: handle.status(),
                     retry_after: handle.retry_after(),
                     content_type: handle.content_type(),
+                    mcp_session_id: None,
+                    www_authenticate: None,
                     body: JsBody {
                         handle,
                         finished: false,

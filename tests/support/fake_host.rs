@@ -390,6 +390,8 @@ impl Http for FakeHost {
                 status,
                 retry_after: None,
                 content_type: None,
+                mcp_session_id: None,
+                www_authenticate: None,
                 body: self.body(vec![body], false),
             });
         }
@@ -402,12 +404,16 @@ impl Http for FakeHost {
                     status: 200,
                     retry_after: None,
                     content_type: Some("application/json".into()),
+                    mcp_session_id: None,
+                    www_authenticate: None,
                     body: self.body(vec![body], false),
                 }),
                 None => Ok(HttpResponse {
                     status: 500,
                     retry_after: None,
                     content_type: None,
+                    mcp_session_id: None,
+                    www_authenticate: None,
                     body: self.body(vec![], false),
                 }),
             };
@@ -427,6 +433,8 @@ impl Http for FakeHost {
                 status,
                 retry_after,
                 content_type: None,
+                mcp_session_id: None,
+                www_authenticate: None,
                 body: self.body(chunks, false),
             }),
             Reply::Paced { chunks, every_ms } => {
@@ -436,6 +444,8 @@ impl Http for FakeHost {
                     status: 200,
                     retry_after: None,
                     content_type: None,
+                    mcp_session_id: None,
+                    www_authenticate: None,
                     body,
                 })
             }
@@ -443,6 +453,8 @@ impl Http for FakeHost {
                 status: 200,
                 retry_after: None,
                 content_type: None,
+                mcp_session_id: None,
+                www_authenticate: None,
                 body: self.body(chunks, true),
             }),
             Reply::Typed {
@@ -452,6 +464,8 @@ impl Http for FakeHost {
                 status: 200,
                 retry_after: None,
                 content_type: Some(content_type),
+                mcp_session_id: None,
+                www_authenticate: None,
                 body: self.body(chunks, false),
             }),
             Reply::Hang => {

@@ -6,11 +6,9 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
+use futures::executor::block_on;
 use fx_wasm::caps::{Cancel, Clock, FetchError, Http, HttpRequest, HttpResponse, ResponseBody};
 use fx_wasm::mcp::names::{advertised, initially_allowed, model_names};
 use fx_wasm::mcp::render::render;
@@ -18,17 +16,6 @@ use fx_wasm::mcp::{McpClient, McpError, VERSIONS};
 use serde_json::{json, Value};
 
 const URL: &str = "https://mcp.example/mcp";
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    for _ in 0..100_000 {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-    }
-    panic!("future did not finish");
-}
 
 /// A request the fake saw: its JSON-RPC method (or "answer"), its headers, its body.
 type Seen = (String, Vec<(String, String)>, Value);

@@ -239,6 +239,9 @@ class HttpHandle {
     this.status = response.status;
     this.retryAfter = response.headers?.get?.('retry-after') ?? null;
     this.contentType = response.headers?.get?.('content-type') ?? null;
+    // Read by the bots' MCP client (a browser shows them only when the server exposes them).
+    this.mcpSessionId = response.headers?.get?.('mcp-session-id') ?? null;
+    this.wwwAuthenticate = response.headers?.get?.('www-authenticate') ?? null;
     this.#reader = response.body?.getReader?.() ?? null;
     this.#controller = controller;
   }

@@ -1,7 +1,7 @@
 // Types of fx-wasm/fxbot: `createFxbot()` and the object it resolves to (fxbot DESIGN §3.2,
 // §3.3). Part 1 of the design: bots, chats, the two provider kinds `gateway` and `vercel`,
-// settings' `defaultProvider`, the library. Memories, add-ons, sign-ins and the provider switch
-// follow. Shape, Color and the kinds table are reconstructed (the seed lost their tables).
+// settings' `defaultProvider`, the library; add-ons of part 4 (skills, remote MCP servers without
+// OAuth). Memories, the other provider kinds and the provider switch follow. Shape, Color and the kinds table are reconstructed (the seed lost their tables).
 
 import type { FxbotErrorCode, StreamLine, Turn, Upload } from './client.js';
 import type { FxbotStore } from './stores.js';
@@ -128,6 +128,75 @@ export interface EarlierChat {
 }
 
 /** Every failure of a call: `status` is HTTP-like, `code` stable. */
+/** `server:<12 hex>` for an MCP server, `skill:<name>` for a skill (a bare id or name is 400). */
+export type AddonRef = `server:${string}` | `skill:${string}`;
+
+export interface McpTool {
+  name: string;
+  title: string | null;
+  description: string;
+  /** `annotations.readOnlyHint` is true. */
+  readOnly: boolean;
+}
+
+/** A remote MCP server (its header values are secrets: only their names are shown). */
+export interface McpServer {
+  ref: AddonRef;
+  kind: 'server';
+  id: string;
+  name: string;
+  url: string;
+  auth: 'none' | 'headers' | 'oauth';
+  /** The names of the headers it was added with (only these can be updated). */
+  headers: string[];
+  tools: McpTool[];
+  /** The tools a bot may call; starts as the read-only ones. Only these are offered to the model. */
+  allowed: string[];
+  signedIn: boolean;
+  error: string | null;
+  /** The bots it is assigned to. */
+  bots: string[];
+}
+
+/** A skill, from a `SKILL.md`. */
+export interface Skill {
+  ref: AddonRef;
+  kind: 'skill';
+  /** `^[a-z0-9]+(-[a-z0-9]+)*$`, at most 64 characters. */
+  name: string;
+  description: string;
+  instructions: string;
+  /** The URL it was fetched from (`refresh` fetches it again), or null. */
+  sourceUrl: string | null;
+  bots: string[];
+}
+
+export type Addon = McpServer | Skill;
+
+export interface NewServer {
+  /** https, or http on localhost, 127.0.0.1 or [::1]; no credentials, query or fragment. */
+  url: string;
+  /** Defaults to the URL's host; the model's tool names are `mcp_<name>_<tool>`. */
+  name?: string;
+  /** Header values: one line, at most 8 KiB each. */
+  headers?: Record<string, string>;
+  /** OAuth is not built yet: `'oauth'` is refused with 400. */
+  auth?: 'none' | 'oauth';
+}
+
+export type NewSkill = { markdown: string } | { url: string };
+
+export interface AddonPatch {
+  /** A server's name. */
+  name?: string;
+  /** A server's allowed tools (names it lists). */
+  allowed?: string[];
+  /** New values for headers the server was added with. */
+  headers?: Record<string, string>;
+  /** The bots it is assigned to (replaces the list). */
+  bots?: string[];
+}
+
 export interface FxbotError extends Error {
   name: 'FxbotError';
   status: 400 | 404 | 409 | 500 | 502;
@@ -182,6 +251,20 @@ export interface Fxbot {
     add(upload: Upload & { data: string }, options?: { tags?: string[] }): Promise<LibraryItem>;
     read(itemId: string): Promise<{ name: string; type: string; bytes: Uint8Array }>;
     remove(itemId: string): Promise<void>;
+  };
+  addons: {
+    /** The servers (oldest first), then the skills (by name). */
+    list(): Promise<Addon[]>;
+    get(ref: AddonRef): Promise<Addon>;
+    /** Connects, lists the tools, allows the read-only ones; 502 when the server cannot be reached. */
+    addServer(server: NewServer): Promise<McpServer>;
+    /** 400 for a `SKILL.md` outside the rules or a name in use; 502 when a URL cannot be fetched. */
+    addSkill(skill: NewSkill): Promise<Skill>;
+    update(ref: AddonRef, patch: AddonPatch): Promise<Addon>;
+    /** The next turn goes without it. */
+    remove(ref: AddonRef): Promise<void>;
+    /** Re-lists a server's tools (new ones are not allowed by themselves), re-fetches a skill's URL. */
+    refresh(ref: AddonRef): Promise<Addon>;
   };
   /**
    * Stops this process's turns (of one bot, or all), drops their journals and kept chats, ends

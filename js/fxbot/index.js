@@ -205,6 +205,15 @@ export async function createFxbot(options = {}) {
       },
       remove: (itemId) => core.libraryRemove(itemId).then(() => undefined),
     },
+    addons: {
+      list: () => core.addons('list'),
+      get: (ref) => core.addons('get', ref),
+      addSkill: (skill) => core.addons('addSkill', skill),
+      addServer: (server) => core.addons('addServer', server),
+      update: (ref, patch) => core.addons('update', ref, patch ?? {}),
+      remove: (ref) => core.addons('remove', ref).then(() => undefined),
+      refresh: (ref) => core.addons('refresh', ref),
+    },
     async release(botId) {
       if (closed) throw closedError();
       await core.release(botId);

@@ -295,6 +295,27 @@ impl FxbotCore {
             .await)
     }
 
+    /// `addons.*`, one entry for the seven calls (`op`: `list`, `get`, `addSkill`,
+    /// `addServer`, `update`, `remove`, `refresh`; `a` and `b` their arguments): one promise
+    /// wrapper in fx-bot.wasm rather than seven.
+    pub fn addons(&self, op: String, a: JsValue, b: JsValue) -> Promise {
+        call!(self, |e| {
+            let (a, b) = (json(&a)?, json(&b)?);
+            match op.as_str() {
+                "list" => e.addons_list().await.map(Value::Array),
+                "get" => e.addons_get(&a).await,
+                "addSkill" => e.addons_add_skill(&a).await,
+                "addServer" => e.addons_add_server(&a).await,
+                "update" => e.addons_update(&a, &b).await,
+                "remove" => e.addons_remove(&a).await.map(|()| Value::Null),
+                "refresh" => e.addons_refresh(&a).await,
+                other => Err(FxbotError::Internal {
+                    message: format!("no add-on call {other}"),
+                }),
+            }
+        })
+    }
+
     /// `chat.send`: resolves `Sent` once the turn started; the turn runs on in the background.
     pub fn send(&self, bot: JsValue, message: JsValue) -> Promise {
         let engine = self.engine.clone();

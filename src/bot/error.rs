@@ -10,6 +10,7 @@ use crate::agent::AgentError;
 use crate::caps::StoreError;
 use crate::Code;
 
+use super::addon::AddonError;
 use super::cursor::CursorError;
 use super::docs::bot::UpdateError;
 use super::docs::DocError;
@@ -29,6 +30,8 @@ pub enum Entity {
     /// An earlier chat asked for by `sessionId`.
     Chat,
     SignIn,
+    /// A skill or MCP server, named by its reference.
+    Addon,
 }
 
 impl Entity {
@@ -40,6 +43,7 @@ impl Entity {
             Entity::LibraryItem => "library item",
             Entity::Chat => "chat",
             Entity::SignIn => "sign-in",
+            Entity::Addon => "add-on",
         }
     }
 }
@@ -61,10 +65,12 @@ pub enum FxbotError {
     Cursor(CursorError),
     #[error("{0}")]
     Library(LibraryError),
-    /// `send` for a bot without a provider, or whose provider was removed.
     /// An argument outside the rules, described.
     #[error("{message}")]
     Invalid { message: String },
+    #[error("{0}")]
+    Addon(AddonError),
+    /// `send` for a bot without a provider, or whose provider was removed.
     #[error("this bot has no provider; choose one with bots.update(botId, {{ provider }})")]
     NoProvider,
     /// `send` for a bot with no model of its own and no default model on its provider.
@@ -170,6 +176,7 @@ impl FxbotError {
             | FxbotError::Cursor(_)
             | FxbotError::Library(_)
             | FxbotError::Invalid { .. }
+            | FxbotError::Addon(_)
             | FxbotError::NoProvider
             | FxbotError::NoModel => Code::BotBadRequest,
             FxbotError::NotFound { .. } => Code::BotNotFound,
@@ -238,6 +245,7 @@ from_leaf!(
     MessageError => Message,
     CursorError => Cursor,
     LibraryError => Library,
+    AddonError => Addon,
     DocError => Doc,
     AgentError => Agent,
 );

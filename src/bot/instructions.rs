@@ -1,6 +1,8 @@
 //! A bot's system prompt for one turn (fxbot DESIGN §11.1): our short preamble, then the bot's
-//! own instructions, then the handoff a provider switch carried over. (Memories within 2 % of
-//! the context window and the skills list within 1 % join with memories and skills.)
+//! own instructions, then the handoff a provider switch carried over, then the list of its
+//! skills within 1 % of the model's context window ([`crate::bot::skill::list_within`]).
+//! (Memories within 2 % join with memories.) The prompt is fixed for the turn, so a provider's
+//! prompt cache holds across its steps.
 
 /// What every bot is told first.
 pub const PREAMBLE: &str = "You are a personal bot in a chat with the person who made you. \
@@ -10,9 +12,28 @@ with chat_history.";
 
 /// The heading of the handoff section.
 pub const HANDOFF_HEADING: &str = "## Where the earlier chat left off";
+/// The heading of the skills list.
+pub const SKILLS_HEADING: &str = "## Your skills";
+/// What the skills list says first.
+pub const SKILLS_INTRO: &str = "Load a skill's full instructions with the skill tool when a \
+request needs it; a message that names $name comes with that skill's instructions.";
 
-/// The system prompt of a turn of a bot named `name`.
-pub fn assemble(name: &str, instructions: &str, handoff: Option<&str>) -> String {
+/// The context window a budget uses when the model's is not known.
+pub const DEFAULT_WINDOW: u64 = 128_000;
+
+/// The context window of `model` (the gateway's known windows; [`DEFAULT_WINDOW`] otherwise).
+pub fn window_of(model: &str) -> u64 {
+    crate::gateway::catalog::fallback_context_window(model).unwrap_or(DEFAULT_WINDOW)
+}
+
+/// The system prompt of a turn of a bot named `name`, with the lines of its skills list
+/// (already cut to its budget).
+pub fn assemble(
+    name: &str,
+    instructions: &str,
+    handoff: Option<&str>,
+    skills: &[String],
+) -> String {
     let mut out = String::from(PREAMBLE);
     out.push_str("\n\nYour name is ");
     out.push_str(name);
@@ -28,6 +49,16 @@ pub fn assemble(name: &str, instructions: &str, handoff: Option<&str>) -> String
         out.push_str("\n\n");
         out.push_str(handoff);
     }
+    if !skills.is_empty() {
+        out.push_str("\n\n");
+        out.push_str(SKILLS_HEADING);
+        out.push_str("\n\n");
+        out.push_str(SKILLS_INTRO);
+        for line in skills {
+            out.push('\n');
+            out.push_str(line);
+        }
+    }
     out
 }
 
@@ -37,13 +68,16 @@ mod tests {
 
     #[test]
     fn order_is_preamble_instructions_handoff() {
-        let prompt = assemble("Ada", "Speak French.", Some("They like tea."));
+        let prompt = assemble("Ada", "Speak French.", Some("They like tea."), &[]);
         let i = prompt.find("Speak French.").unwrap();
         let h = prompt.find(HANDOFF_HEADING).unwrap();
         assert!(prompt.starts_with(PREAMBLE));
         assert!(prompt.contains("Your name is Ada."));
         assert!(i < h && prompt.ends_with("They like tea."));
-        let plain = assemble("Ada", "  ", None);
+        let plain = assemble("Ada", "  ", None, &[]);
         assert!(!plain.contains("## "));
+        let skills = assemble("Ada", "", Some("h"), &["- $review — Reviews.".to_owned()]);
+        assert!(skills.find(HANDOFF_HEADING) < skills.find(SKILLS_HEADING));
+        assert!(skills.ends_with(&format!("{SKILLS_INTRO}\n- $review — Reviews.")));
     }
 }

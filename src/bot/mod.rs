@@ -19,6 +19,8 @@
 //! - [`store`]: typed documents over the [`crate::caps::DocStore`], compare-and-set with retries.
 //! - [`library`], [`settings`]: library items; settings and providers (part 1 kinds).
 //! - [`instructions`], [`tools`]: a turn's system prompt; the bot tools.
+//! - [`skill`], [`addon`]: `SKILL.md`, `$name` mentions and the skills list; the add-on
+//!   references, the skill and MCP server documents and their rules.
 //! - [`engine`]: the engine, every call of `createFxbot()`'s object.
 //! - `shown` (crate-private): caller values inside messages. (RFC 3339 timestamps:
 //!   [`crate::agent::time`].)
@@ -26,6 +28,7 @@
 // Parsers of outside input: no indexing that input can reach.
 #![deny(clippy::indexing_slicing)]
 
+pub mod addon;
 pub mod args;
 pub mod cursor;
 pub mod docs;
@@ -40,6 +43,7 @@ pub mod replay;
 pub mod resume;
 pub mod settings;
 pub(crate) mod shown;
+pub mod skill;
 pub mod store;
 pub mod stream;
 pub mod tools;

@@ -1,16 +1,22 @@
-//! The tools every bot gets in part 1 (fxbot DESIGN §4.5), a [`ToolSet`] bound to the bot whose
+//! The tools of a bot's turn (fxbot DESIGN §4.5, §9.1), a [`ToolSet`] bound to the bot whose
 //! chat runs them: `chat_history` (this chat's earlier messages, newest first or ranked by a
-//! query's words), `library_list` and `library_read` (the bot's files). A call's arguments are
-//! decoded once, into a [`BotCall`], when the model makes it.
+//! query's words), `library_list` and `library_read` (the bot's files), `skill` (the full
+//! instructions of one of its skills, when it has any) and `mcp_<server>_<tool>` for each
+//! allowed tool of its MCP servers. A call's arguments are decoded once, into a [`BotCall`],
+//! when the model makes it.
 
 use serde_json::{json, Value};
 
 use crate::caps::acp::ToolKind;
-use crate::caps::{Cancel, DocStore, SessionStore};
+use crate::caps::{Cancel, Clock, DocStore, Http, SessionStore};
 use crate::gateway::ToolDefinition;
 use crate::log::view::TurnView;
+use crate::mcp::client::McpClient;
+use crate::mcp::names::model_names_of;
+use crate::mcp::render::render;
 use crate::tools::set::{Prepared, PreparedCall, Status, ToolOutcome, ToolSet};
 
+use super::addon::{slug, ServerDoc, SkillDoc};
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
 use super::ids::{BotId, LibraryId};
@@ -20,6 +26,7 @@ use super::store::load;
 pub const CHAT_HISTORY: &str = "chat_history";
 pub const LIBRARY_LIST: &str = "library_list";
 pub const LIBRARY_READ: &str = "library_read";
+pub const SKILL: &str = "skill";
 /// Longest tool result.
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// Longest `library_read` slice.
@@ -29,10 +36,51 @@ const REPLY_CHARS: usize = 300;
 
 /// The bot tools of one turn.
 pub struct BotTools<'a, S: SessionStore, D: DocStore> {
+    /// The host: the session store, and `fetch` for the MCP servers.
     pub sessions: &'a S,
     pub docs: &'a D,
     pub bot: &'a BotId,
     pub session_id: &'a str,
+    /// The bot's skills (the `skill` tool is offered when there is one).
+    pub skills: &'a [SkillDoc],
+    /// The bot's MCP servers, each with its client for this turn.
+    pub servers: Vec<ServerTools>,
+    /// The model's name of each advertised MCP tool: (name, server index, tool name).
+    pub mcp_names: Vec<(String, usize, String)>,
+}
+
+/// One MCP server of a turn: what it lists and allows, and its client (connected at the first
+/// call).
+pub struct ServerTools {
+    pub doc: ServerDoc,
+    pub client: McpClient,
+}
+
+impl ServerTools {
+    pub fn new(doc: ServerDoc, headers: Vec<(String, String)>) -> Self {
+        let client = McpClient::new(doc.url.clone(), headers);
+        ServerTools { doc, client }
+    }
+}
+
+/// The model's names of the advertised tools of `servers` (unique, none a bot tool's name).
+pub fn mcp_names(servers: &[ServerTools]) -> Vec<(String, usize, String)> {
+    let slugs: Vec<String> = servers.iter().map(|s| slug(&s.doc.name)).collect();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    let mut at: Vec<(usize, String)> = Vec::new();
+    for (index, server) in servers.iter().enumerate() {
+        for tool in server.doc.advertised() {
+            let server_slug = slugs.get(index).map_or("server", String::as_str);
+            pairs.push((server_slug, &tool.name));
+            at.push((index, tool.name.clone()));
+        }
+    }
+    let names = model_names_of(&pairs, &[CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ, SKILL]);
+    names
+        .into_iter()
+        .zip(at)
+        .map(|(name, (index, tool))| (name, index, tool))
+        .collect()
 }
 
 /// The tools' input schemas, as serde_json writes them (keys sorted); a test holds them against
@@ -40,6 +88,15 @@ pub struct BotTools<'a, S: SessionStore, D: DocStore> {
 const CHAT_HISTORY_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"before":{"description":"Only messages before this msg:<id>.","type":"string"},"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"}},"type":"object"}"#;
 const LIBRARY_LIST_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"limit":{"maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Part of a file name.","type":"string"}},"type":"object"}"#;
 const LIBRARY_READ_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The file's id, from library_list.","type":"string"},"length":{"maximum":65536,"minimum":1,"type":"integer"},"offset":{"minimum":0,"type":"integer"}},"required":["id"],"type":"object"}"#;
+const SKILL_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"name":{"description":"The skill's name, as the skills list gives it (without $).","type":"string"}},"required":["name"],"type":"object"}"#;
+
+fn definition(name: &str, description: &str, schema: String) -> Option<ToolDefinition> {
+    Some(ToolDefinition {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: serde_json::value::RawValue::from_string(schema).ok()?,
+    })
+}
 
 /// The definitions, in the order the request lists them.
 pub fn definitions() -> Vec<ToolDefinition> {
@@ -62,13 +119,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
         ),
     ]
     .into_iter()
-    .filter_map(|(name, description, schema)| {
-        Some(ToolDefinition {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            input_schema: serde_json::value::RawValue::from_string(schema.to_owned()).ok()?,
-        })
-    })
+    .filter_map(|(name, description, schema)| definition(name, description, schema.to_owned()))
     .collect()
 }
 
@@ -89,6 +140,15 @@ pub enum BotCall {
         id: LibraryId,
         offset: usize,
         length: usize,
+    },
+    Skill {
+        name: String,
+    },
+    /// A tool of the turn's MCP server `server` (its index), with the model's arguments.
+    Mcp {
+        server: usize,
+        tool: String,
+        arguments: Value,
     },
 }
 
@@ -169,6 +229,17 @@ impl BotCall {
                         .text("before")?
                         .map(|b| b.strip_prefix("msg:").unwrap_or(&b).to_owned()),
                     limit: clamp(args.number("limit")?, 20, 8),
+                })
+            }
+            SKILL => {
+                args.only(&["name"])?;
+                let Some(name) = args.text("name")? else {
+                    return Err(failure(
+                        "skill needs the name of one of your skills".to_owned(),
+                    ));
+                };
+                Ok(BotCall::Skill {
+                    name: name.trim().trim_start_matches(['$', '/']).to_owned(),
                 })
             }
             LIBRARY_LIST => {
@@ -391,30 +462,121 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
     }
 }
 
-impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
+impl<S: SessionStore + Http + Clock, D: DocStore> BotTools<'_, S, D> {
+    fn skill(&self, name: &str) -> ToolOutcome {
+        match self.skills.iter().find(|s| s.name == name) {
+            Some(skill) => success(skill.instructions.clone()),
+            None => {
+                let names: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
+                failure(format!(
+                    "you have no skill named {name:?}; your skills are {}",
+                    names.join(", ")
+                ))
+            }
+        }
+    }
+
+    async fn mcp(
+        &self,
+        server: usize,
+        tool: &str,
+        arguments: &Value,
+        cancel: &Cancel,
+    ) -> ToolOutcome {
+        let Some(server) = self.servers.get(server) else {
+            return ToolOutcome::unavailable(tool);
+        };
+        match server
+            .client
+            .call_tool(self.sessions, tool, arguments.clone(), cancel)
+            .await
+        {
+            Ok(result) => {
+                let rendered = render(&result);
+                if rendered.is_error {
+                    ToolOutcome::failure(rendered.text)
+                } else {
+                    ToolOutcome::success(rendered.text)
+                }
+            }
+            Err(error) => failure(format!("{} ({}): {error}", tool, server.doc.name)),
+        }
+    }
+}
+
+impl<S: SessionStore + Http + Clock, D: DocStore> ToolSet for BotTools<'_, S, D> {
     type Arguments = BotCall;
 
     fn definitions(&self) -> Vec<ToolDefinition> {
-        definitions()
+        let mut out = definitions();
+        if !self.skills.is_empty() {
+            out.extend(definition(
+                SKILL,
+                "The full instructions of one of your skills (the skills list in your \
+                 instructions names them).",
+                SKILL_SCHEMA.to_owned(),
+            ));
+        }
+        for (name, index, tool) in &self.mcp_names {
+            let Some(server) = self.servers.get(*index) else {
+                continue;
+            };
+            let Some(listed) = server.doc.tools.iter().find(|t| t.name == *tool) else {
+                continue;
+            };
+            let description = if listed.description.is_empty() {
+                format!(
+                    "{} (MCP server {})",
+                    listed.title.as_deref().unwrap_or(tool),
+                    server.doc.name
+                )
+            } else {
+                format!("{} (MCP server {})", listed.description, server.doc.name)
+            };
+            out.extend(definition(
+                name,
+                &description,
+                listed.input_schema.to_string(),
+            ));
+        }
+        out
     }
 
     fn kind(&self, name: &str) -> ToolKind {
         match name {
             CHAT_HISTORY => ToolKind::Search,
-            _ => ToolKind::Read,
+            LIBRARY_LIST | LIBRARY_READ | SKILL => ToolKind::Read,
+            _ => ToolKind::Other,
         }
     }
 
     fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<BotCall> {
         let title = name.to_owned();
-        if ![CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ].contains(&name) {
-            return Prepared {
-                title,
-                call: Err(ToolOutcome::unavailable(name)),
+        let own = [CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ].contains(&name)
+            || (name == SKILL && !self.skills.is_empty());
+        let call = if own {
+            BotCall::decode(name, arguments_json)
+        } else if let Some((_, server, tool)) = self.mcp_names.iter().find(|(n, _, _)| n == name) {
+            let text = match arguments_json.trim() {
+                "" | "null" => "{}",
+                text => text,
             };
-        }
-        // The bot tools only read: none is put to the user (no permission key).
-        let call = BotCall::decode(name, arguments_json).map(|arguments| PreparedCall {
+            match serde_json::from_str::<Value>(text) {
+                Ok(arguments @ Value::Object(_)) => Ok(BotCall::Mcp {
+                    server: *server,
+                    tool: tool.clone(),
+                    arguments,
+                }),
+                _ => Err(failure(format!(
+                    "the arguments of {name} must be a JSON object"
+                ))),
+            }
+        } else {
+            Err(ToolOutcome::unavailable(name))
+        };
+        // Nothing is put to the user: bots run unattended, and an MCP tool is offered only
+        // once its owner allowed it.
+        let call = call.map(|arguments| PreparedCall {
             name: name.to_owned(),
             arguments,
             permission_key: None,
@@ -422,7 +584,7 @@ impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
         Prepared { title, call }
     }
 
-    async fn run(&self, call: &PreparedCall<BotCall>, _cancel: &Cancel) -> ToolOutcome {
+    async fn run(&self, call: &PreparedCall<BotCall>, cancel: &Cancel) -> ToolOutcome {
         match &call.arguments {
             BotCall::ChatHistory {
                 query,
@@ -435,6 +597,12 @@ impl<S: SessionStore, D: DocStore> ToolSet for BotTools<'_, S, D> {
             BotCall::LibraryRead { id, offset, length } => {
                 self.library_read(id, *offset, *length).await
             }
+            BotCall::Skill { name } => self.skill(name),
+            BotCall::Mcp {
+                server,
+                tool,
+                arguments,
+            } => self.mcp(*server, tool, arguments, cancel).await,
         }
     }
 

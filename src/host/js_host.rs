@@ -99,6 +99,12 @@ extern "C" {
     fn retry_after(this: &JsHttp) -> Option<String>;
     #[wasm_bindgen(method, getter, structural, js_name = contentType)]
     fn content_type(this: &JsHttp) -> Option<String>;
+    #[cfg(feature = "bot")]
+    #[wasm_bindgen(method, getter, structural, js_name = mcpSessionId)]
+    fn mcp_session_id(this: &JsHttp) -> Option<String>;
+    #[cfg(feature = "bot")]
+    #[wasm_bindgen(method, getter, structural, js_name = wwwAuthenticate)]
+    fn www_authenticate(this: &JsHttp) -> Option<String>;
     #[wasm_bindgen(method, structural)]
     fn read(this: &JsHttp) -> JsOp;
     #[wasm_bindgen(method, structural, js_name = abort)]
@@ -330,12 +336,18 @@ impl Http for JsHostAdapter {
             None => Err(FetchError::Cancelled),
             Some(Ok(value)) => {
                 let handle: JsHttp = value.unchecked_into();
+                // Only the bots talk to MCP servers: the agent's artifacts read neither header.
+                #[cfg(feature = "bot")]
+                let (mcp_session_id, www_authenticate) =
+                    (handle.mcp_session_id(), handle.www_authenticate());
+                #[cfg(not(feature = "bot"))]
+                let (mcp_session_id, www_authenticate) = (None, None);
                 Ok(HttpResponse {
                     status: handle.status(),
                     retry_after: handle.retry_after(),
                     content_type: handle.content_type(),
-                    mcp_session_id: None,
-                    www_authenticate: None,
+                    mcp_session_id,
+                    www_authenticate,
                     body: JsBody {
                         handle,
                         finished: false,

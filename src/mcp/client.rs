@@ -36,6 +36,8 @@ pub const MAX_PAGES: usize = 64;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     pub name: String,
+    /// `title`, when the server gives one (a display name).
+    pub title: Option<String>,
     pub description: String,
     /// The JSON Schema of its arguments (`{"type":"object"}` when the server gave none).
     pub input_schema: Value,
@@ -508,6 +510,11 @@ fn tool_of(tool: &Value) -> Result<Tool, McpError> {
         .ok_or_else(|| McpError::Protocol("a listed tool has no name".into()))?;
     Ok(Tool {
         name: name.to_owned(),
+        title: tool
+            .get("title")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned),
         description: tool
             .get("description")
             .and_then(Value::as_str)

@@ -51,14 +51,23 @@ pub fn model_name(server: &str, tool: &str) -> String {
 /// The model-facing names of a server's tools, in order, each unique.
 #[must_use]
 pub fn model_names(server: &str, tools: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(tools.len());
-    for tool in tools {
+    let pairs: Vec<(&str, &str)> = tools.iter().map(|t| (server, *t)).collect();
+    model_names_of(&pairs, &[])
+}
+
+/// The model-facing names of `(server, tool)` pairs (several servers' tools), in order, each
+/// unique and none of them one of `taken` (the names of the other tools of the turn).
+#[must_use]
+pub fn model_names_of(pairs: &[(&str, &str)], taken: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(pairs.len());
+    let used = |out: &[String], name: &str| out.iter().any(|n| n == name) || taken.contains(&name);
+    for (server, tool) in pairs {
         let mut name = model_name(server, tool);
-        if out.contains(&name) {
+        if used(&out, &name) {
             name = tagged(&name, &format!("{server}\u{0}{tool}"));
         }
         let mut salt = 0u32;
-        while out.contains(&name) {
+        while used(&out, &name) {
             salt += 1;
             name = tagged(&name, &format!("{server}\u{0}{tool}\u{0}{salt}"));
         }
@@ -126,6 +135,7 @@ mod tests {
     fn a_new_server_allows_its_read_only_tools() {
         let tool = |name: &str, read_only| Tool {
             name: name.into(),
+            title: None,
             description: String::new(),
             input_schema: serde_json::json!({"type": "object"}),
             read_only,

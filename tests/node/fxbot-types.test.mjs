@@ -83,7 +83,7 @@ memory.commit('k', 'text', undefined);
 export { summary, roundTrip, syncRevision, removed, closing, bad, idbStore };
 
 import { createFxbot, isBotId, MAX_PINNED, FxbotErrorCodes } from ${JSON.stringify(entry)};
-import type { Fxbot, FxbotError, FxbotOptions, LibraryItem, Profile, Provider, Sent, SignIn } from ${JSON.stringify(entry)};
+import type { Addon, AddonPatch, AddonRef, Fxbot, FxbotError, FxbotOptions, LibraryItem, McpServer, McpTool, NewServer, NewSkill, Profile, Provider, Sent, SignIn, Skill } from ${JSON.stringify(entry)};
 
 async function useFxbot(options: FxbotOptions): Promise<string[]> {
   const fxbot: Fxbot = await createFxbot(options);
@@ -104,6 +104,21 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
     const e = error as FxbotError;
     out.push(e.code, String(e.status));
   }
+  const skill: Skill = await fxbot.addons.addSkill({ markdown: '---\\nname: review\\ndescription: d\\n---\\nx' } satisfies NewSkill);
+  const fromUrl: Skill = await fxbot.addons.addSkill({ url: 'https://skills.example/SKILL.md' });
+  const newServer: NewServer = { url: 'https://mcp.example/mcp', name: 'issues', headers: { 'X-Api-Key': 'k' } };
+  const server: McpServer = await fxbot.addons.addServer(newServer);
+  const tool: McpTool | undefined = server.tools[0];
+  const patch: AddonPatch = { allowed: server.allowed, bots: [bot.id], headers: { 'X-Api-Key': 'k2' } };
+  const ref: AddonRef = server.ref;
+  const updated: Addon = await fxbot.addons.update(ref, patch);
+  const all: Addon[] = await fxbot.addons.list();
+  for (const addon of all) out.push(addon.kind === 'server' ? addon.url : addon.instructions);
+  out.push(skill.name, fromUrl.sourceUrl ?? '', tool?.title ?? '', updated.ref, (await fxbot.addons.get('skill:review')).kind);
+  await fxbot.addons.refresh(ref);
+  await fxbot.addons.remove('skill:review');
+  // @ts-expect-error a reference names its kind
+  await fxbot.addons.get('review');
   // @ts-expect-error only part 1 kinds are added with a key
   await fxbot.providers.add({ kind: 'openai', apiKey: 'k' });
   await fxbot.release(bot.id);

@@ -282,6 +282,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                     error,
                 })?;
         }
+        self.unassign(id).await?;
         store::remove(&self.docs, &keys::chat(id)).await?;
         store::remove(&self.docs, &keys::bot(id)).await?;
         Ok(())

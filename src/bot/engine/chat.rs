@@ -31,10 +31,12 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
+use super::super::skill;
 use super::super::store::{self, load};
 use super::super::stream::{Ending, SavedFile, TurnStart};
-use super::super::tools::BotTools;
+use super::super::tools::{mcp_names, BotTools, ServerTools};
 use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
+use super::addons::TurnAddons;
 use super::claim::CLAIM_ROUNDS;
 use super::ui::{prompt_text, LockGuard};
 use super::{not_found, Fxbot};
@@ -94,6 +96,13 @@ pub struct PendingTurn {
     images: Vec<PromptImage>,
     system: String,
     route: Route,
+    addons: TurnAddons,
+}
+
+/// What a turn takes from the bot's add-ons: all of them, and the skills its message names.
+struct TurnSkills {
+    addons: TurnAddons,
+    named: Vec<String>,
 }
 
 impl std::fmt::Debug for PendingTurn {
@@ -136,6 +145,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
         let checked = message?;
         let route = self.route(&bot_doc).await?;
+        let addons = self.turn_addons(&id).await?;
+        let names: Vec<&str> = addons.skills.iter().map(|s| s.name.as_str()).collect();
+        let named = skill::mentioned(&checked.text, &names)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let skills = TurnSkills { addons, named };
         // The in-process lock. While the same message is being sent here (a double click), its
         // answer is ours; if that send fails, this one tries itself.
         let turn_id = loop {
@@ -156,7 +172,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             armed: true,
         };
         let result = self
-            .claim_and_start(&id, &message_id, &checked, &bot_doc, route, turn_id)
+            .claim_and_start(&id, &message_id, &checked, &bot_doc, route, skills, turn_id)
             .await;
         let joiners = {
             let mut state = self.state.borrow_mut();
@@ -199,6 +215,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
 
     /// Steps 6–10 of `send` under the in-process lock: the session, the claim, the files, the
     /// journal's `turn_start`. A step after the claim that fails marks the claim interrupted.
+    #[allow(clippy::too_many_arguments)]
     async fn claim_and_start(
         &self,
         id: &BotId,
@@ -206,12 +223,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         checked: &CheckedMessage,
         bot: &BotDoc,
         route: Route,
+        skills: TurnSkills,
         turn_id: u32,
     ) -> Result<(Sent, Option<PendingTurn>), FxbotError> {
         let (mut loaded, opened_as) = self.chat_session(bot, &route.model).await?;
         let at = self.now();
         let claimed = self
-            .claim_turn(id, message_id, checked, &mut loaded, &opened_as, &at)
+            .claim_turn(
+                id,
+                message_id,
+                checked,
+                &skills.named,
+                &mut loaded,
+                &opened_as,
+                &at,
+            )
             .await;
         let started = match claimed {
             Ok(ClaimedTurn::Duplicate(sent)) => {
@@ -223,6 +249,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                     id,
                     message_id,
                     checked,
+                    &skills,
+                    &route.model,
                     &loaded.session_id,
                     sent.turn,
                     &at,
@@ -248,6 +276,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                     images,
                     system,
                     route,
+                    addons: skills.addons,
                 };
                 Ok((sent, Some(pending)))
             }
@@ -267,11 +296,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// The claim of the message for the session's next turn, by rounds: claimed turns the log
     /// lacks (a send or a save that failed) are settled into it first, as interrupted turns,
     /// and a turn a closed page left unfinished once the claim is ours.
+    #[allow(clippy::too_many_arguments)]
     async fn claim_turn(
         &self,
         id: &BotId,
         message_id: &MessageId,
         checked: &CheckedMessage,
+        skills: &[String],
         loaded: &mut Loaded,
         opened_as: &str,
         at: &str,
@@ -287,7 +318,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 session_id: loaded.session_id.clone(),
                 turn,
                 input: checked.text.clone(),
-                skills: Vec::new(),
+                skills: skills.to_vec(),
                 at: at.to_owned(),
                 owner: self.config.owner.clone(),
             };
@@ -355,14 +386,17 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     /// After the claim: the bot's `sessionId`, the files in the library, the journal's
-    /// `turn_start`. Returns the user's text as the model sees it, the images and the system
-    /// prompt.
+    /// `turn_start`. Returns the user's text as the model sees it (with the named skills'
+    /// instructions), the images and the system prompt (with the skills list within 1 % of the
+    /// model's context window).
     #[allow(clippy::too_many_arguments)]
     async fn start_turn(
         &self,
         id: &BotId,
         message_id: &MessageId,
         checked: &CheckedMessage,
+        skills: &TurnSkills,
+        model: &str,
         session_id: &str,
         turn: u32,
         at: &str,
@@ -423,8 +457,17 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             })
             .await?;
         }
-        let text = prompt_text(&checked.text, &checked.files);
+        let mut text = prompt_text(&checked.text, &checked.files);
+        for name in &skills.named {
+            if let Some(found) = skills.addons.skills.iter().find(|s| s.name == *name) {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(&skill::attached(&found.name, &found.instructions));
+            }
+        }
         let has_files = !saved.is_empty();
+        let has_skills = !skills.named.is_empty();
         let start = TurnStart {
             cursor: super::super::cursor::Cursor::START,
             session_id: session_id.to_owned(),
@@ -432,19 +475,26 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             message_id: message_id.to_string(),
             at: at.to_owned(),
             prompt: text.clone(),
-            input: has_files.then(|| checked.text.clone()),
-            files: has_files.then_some(saved),
-            skills: None,
+            input: (has_files || has_skills).then(|| checked.text.clone()),
+            files: (has_files || has_skills).then_some(saved),
+            skills: has_skills.then(|| skills.named.clone()),
         };
         self.state
             .borrow_mut()
             .journals
             .insert(id.clone(), Journal::start(start));
         self.notify();
+        let listed: Vec<(&str, &str)> = skills
+            .addons
+            .skills
+            .iter()
+            .map(|s| (s.name.as_str(), s.description.as_str()))
+            .collect();
         let system = instructions::assemble(
             &bot.fields.name,
             &bot.fields.instructions,
             bot.handoff.as_deref(),
+            &skill::list_within(&listed, instructions::window_of(model)),
         );
         Ok((text, images, system))
     }
@@ -461,12 +511,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             images,
             system,
             route,
+            addons,
         } = pending;
+        let TurnAddons { skills, servers } = addons;
+        let servers: Vec<ServerTools> = servers
+            .into_iter()
+            .map(|(doc, headers)| ServerTools::new(doc, headers))
+            .collect();
         let tools = BotTools {
             sessions: &self.host,
             docs: &self.docs,
             bot: &bot,
             session_id: &session_id,
+            skills: &skills,
+            mcp_names: mcp_names(&servers),
+            servers,
         };
         let protocol = AiGateway {
             endpoint: &self.config.endpoint,

@@ -1,0 +1,369 @@
+// Add-ons through createFxbot's public API (issue 24, fxbot DESIGN §9.2, §9.3): skills from a
+// SKILL.md or a URL, `$name` and `/name` in a message, the skills list and the `skill` tool; a
+// remote MCP server on loopback (tests/support/fake-mcp.mjs) added, listed, allowed, assigned,
+// called in a bot turn, refreshed and removed; its header rules; secrets kept out of every answer.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import http from 'node:http';
+import { after, describe, test } from 'node:test';
+
+import { exportNativeSession, memorySessionStore } from '../../pkg/node.js';
+import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { startFakeMcp } from '../support/fake-mcp.mjs';
+import { fakeFetch, finish, textEvents, trapGuard, within } from './agent-support.mjs';
+import { nativeHome } from './native-home.mjs';
+
+const guard = trapGuard();
+after(() => guard.check());
+
+const MODEL = 'test/model';
+const KEY = 'sk-test-0123456789abcdefghijklmn';
+const REVIEW = `---
+name: review
+description: >
+  Reviews a change
+  for bugs.
+license: MIT
+---
+
+# Review
+
+Read the diff line by line and list the bugs you find.
+`;
+
+/** An fxbot whose model calls go to a scripted fake and everything else to the real fetch. */
+async function open(script, sessionStore = memorySessionStore()) {
+  const net = fakeFetch(script, { catalog: null });
+  const routed = (url, init) => (String(url).startsWith('http://127.0.0.1') ? globalThis.fetch(url, init) : net.fetch(url, init));
+  const fxbot = await createFxbot({ store: memoryFxbotStore(), sessionStore, fetch: routed });
+  const provider = await fxbot.providers.add({ kind: 'gateway', apiKey: KEY, model: MODEL });
+  await fxbot.settings.update({ defaultProvider: provider.id });
+  const bot = await fxbot.bots.create({ name: 'Ada' });
+  return { fxbot, net, bot };
+}
+
+async function untilEnd(fxbot, botId, turn) {
+  const lines = [];
+  const reading = (async () => {
+    for await (const line of fxbot.chat.stream(botId, 0)) {
+      lines.push(line);
+      if (line.type === 'turn_end' && line.turn === turn) return line;
+    }
+    return null;
+  })();
+  const outcome = await within(reading, 10_000);
+  assert.ok(outcome.settled && outcome.value, `turn ${turn} ends`);
+  return { end: outcome.value, lines };
+}
+
+async function rejects(promise, status, pattern) {
+  await assert.rejects(promise, (error) => {
+    assert.equal(error.name, 'FxbotError');
+    assert.equal(error.status, status, error.message);
+    if (pattern) assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+const userText = (request) =>
+  request.body.prompt
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content.map((c) => c.text ?? '').join(''))
+    .at(-1);
+const systemText = (request) =>
+  request.body.prompt
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n');
+
+/** A loopback server answering GET with `body` (a skill URL). */
+async function serveText(body) {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/markdown', 'access-control-allow-origin': '*' });
+    res.end(body.current);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/SKILL.md`, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('skills', () => {
+  test('addSkill reads a SKILL.md; a bad one is a 400 naming what is wrong', async () => {
+    const { fxbot } = await open([]);
+    const skill = await fxbot.addons.addSkill({ markdown: REVIEW });
+    assert.deepEqual(skill, {
+      ref: 'skill:review',
+      kind: 'skill',
+      name: 'review',
+      description: 'Reviews a change for bugs.',
+      instructions: '# Review\n\nRead the diff line by line and list the bugs you find.',
+      sourceUrl: null,
+      bots: [],
+    });
+    await rejects(fxbot.addons.addSkill({ markdown: REVIEW.replace('name: review', 'name: Review') }), 400, /"Review" is not a skill name/);
+    await rejects(fxbot.addons.addSkill({ markdown: REVIEW }), 400, /a skill named review exists already/);
+    await rejects(fxbot.addons.addSkill({ markdown: 'no frontmatter' }), 400, /starts with frontmatter/);
+    await rejects(fxbot.addons.addSkill({}), 400, /exactly one/);
+    await rejects(fxbot.addons.get('review'), 400, /not an add-on reference/);
+    await rejects(fxbot.addons.get('skill:other'), 404, /there is no add-on skill:other/);
+    assert.deepEqual((await fxbot.addons.list()).map((a) => a.ref), ['skill:review']);
+    await fxbot.close();
+  });
+
+  test('"$review please" and "/review please" send its instructions; "a/review" and "$unknown" do not', async () => {
+    const replies = Array.from({ length: 4 }, () => ({ events: textEvents('ok') }));
+    const { fxbot, net, bot } = await open(replies);
+    await fxbot.addons.addSkill({ markdown: REVIEW });
+    await fxbot.addons.update('skill:review', { bots: [bot.id] });
+    const messages = ['$review please', '/review please', 'a/review', '$unknown'];
+    for (const [i, text] of messages.entries()) {
+      await fxbot.chat.send(bot.id, { text, messageId: `m${i}` });
+      await untilEnd(fxbot, bot.id, i + 1);
+    }
+    const seen = net.chats().map(userText);
+    assert.equal(seen.length, 4);
+    assert.match(seen[0], /^\$review please\n\n<skill name="review">\n# Review\n\nRead the diff/);
+    assert.match(seen[1], /^\/review please\n\n<skill name="review">/);
+    assert.equal(seen[2], 'a/review');
+    assert.equal(seen[3], '$unknown');
+    // Every request lists the skill and offers the skill tool.
+    for (const request of net.chats()) {
+      assert.match(systemText(request), /## Your skills\n\n.*\n- \$review — Reviews a change for bugs\./);
+      assert.ok(request.body.tools.some((t) => t.name === 'skill'));
+    }
+    // The turn_start of a message naming a skill carries what was saved.
+    const turns = await fxbot.chat.turns(bot.id);
+    assert.deepEqual(turns[0].skills ?? null, ['review']);
+    const { lines } = await untilEnd(fxbot, bot.id, 4);
+    const starts = lines.filter((l) => l.type === 'turn_start');
+    assert.deepEqual(starts.map((l) => l.skills ?? null), [['review'], ['review'], null, null]);
+    assert.equal(starts[0].input, '$review please');
+    await fxbot.close();
+  });
+
+  test('the skill tool loads an assigned skill; an unassigned bot has neither list nor tool', async () => {
+    const { fxbot, net, bot } = await open([
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'skill', input: JSON.stringify({ name: 'review' }) }, finish('tool-calls')] },
+      { events: textEvents('done') },
+      { events: textEvents('plain') },
+    ]);
+    await fxbot.addons.addSkill({ markdown: REVIEW });
+    await fxbot.addons.update('skill:review', { bots: [bot.id] });
+    await fxbot.chat.send(bot.id, { text: 'check my change', messageId: 'm1' });
+    const { lines } = await untilEnd(fxbot, bot.id, 1);
+    const result = lines.find((l) => l.type === 'tool_result');
+    assert.equal(result.status, 'completed');
+    assert.match(result.output, /Read the diff line by line/);
+    const other = await fxbot.bots.create({ name: 'Bo' });
+    await fxbot.chat.send(other.id, { text: '$review this', messageId: 'm2' });
+    await untilEnd(fxbot, other.id, 1);
+    const last = net.chats().at(-1);
+    assert.equal(userText(last), '$review this');
+    assert.doesNotMatch(systemText(last), /Your skills/);
+    assert.ok(!last.body.tools.some((t) => t.name === 'skill'));
+    await fxbot.close();
+  });
+
+  test('a skill from a URL, refreshed; removing it takes it out of the next turn', async () => {
+    const body = { current: REVIEW };
+    const site = await serveText(body);
+    const { fxbot, net, bot } = await open([{ events: textEvents('a') }, { events: textEvents('b') }]);
+    const skill = await fxbot.addons.addSkill({ url: site.url });
+    assert.equal(skill.sourceUrl, site.url);
+    body.current = REVIEW.replace('list the bugs you find', 'name each bug once');
+    const refreshed = await fxbot.addons.refresh('skill:review');
+    assert.match(refreshed.instructions, /name each bug once/);
+    body.current = REVIEW.replace('name: review', 'name: other');
+    await rejects(fxbot.addons.refresh('skill:review'), 400, /named other, not review/);
+    await fxbot.addons.update('skill:review', { bots: [bot.id] });
+    await fxbot.chat.send(bot.id, { text: '$review now', messageId: 'm1' });
+    await untilEnd(fxbot, bot.id, 1);
+    assert.match(userText(net.chats()[0]), /name each bug once/);
+    await fxbot.addons.remove('skill:review');
+    await fxbot.chat.send(bot.id, { text: '$review now', messageId: 'm2' });
+    await untilEnd(fxbot, bot.id, 2);
+    assert.equal(userText(net.chats()[1]), '$review now');
+    await rejects(fxbot.addons.addSkill({ url: 'http://example.com/SKILL.md' }), 400, /must be https/);
+    await site.close();
+    await fxbot.close();
+  });
+});
+
+describe('remote MCP servers', () => {
+  test('addServer lists the tools and allows the read-only ones; a bot turn calls an allowed tool', async () => {
+    const mcp = await startFakeMcp({ sse: true, asks: true });
+    const { fxbot, net, bot } = await open([
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp_issues_search', input: JSON.stringify({ q: 'crash' }) }, finish('tool-calls')] },
+      { events: textEvents('Two issues.') },
+    ]);
+    const server = await fxbot.addons.addServer({ url: mcp.url, name: 'Issues', headers: { 'X-Api-Key': 'mcp-secret-1' } });
+    assert.equal(server.ref, `server:${server.id}`);
+    assert.deepEqual(
+      server.tools.map((t) => [t.name, t.readOnly]),
+      [['search', true], ['close_issue', false]],
+    );
+    assert.deepEqual(server.allowed, ['search']);
+    assert.deepEqual([server.auth, server.headers, server.signedIn], ['headers', ['X-Api-Key'], true]);
+    assert.equal(mcp.state.seen[0].body.params.protocolVersion, '2025-11-25');
+    await fxbot.addons.update(server.ref, { bots: [bot.id] });
+    await fxbot.chat.send(bot.id, { text: 'any crashes?', messageId: 'm1' });
+    const { lines, end } = await untilEnd(fxbot, bot.id, 1);
+    assert.equal(end.stopReason, 'end_turn');
+    const call = lines.find((l) => l.type === 'tool_call');
+    assert.equal(call.name, 'mcp_issues_search');
+    const result = lines.find((l) => l.type === 'tool_result');
+    assert.equal(result.status, 'completed');
+    assert.equal(result.output, 'search found 2 issues for {"q":"crash"}');
+    assert.deepEqual(mcp.state.calls.map((c) => [c.name, c.arguments, c.headers['x-api-key']]), [['search', { q: 'crash' }, 'mcp-secret-1']]);
+    // The server's own request on the stream was answered "not supported".
+    assert.ok(mcp.state.answers.length >= 1);
+    assert.ok(mcp.state.answers.every((a) => a.error?.code === -32601));
+    // The model was offered the allowed tool only.
+    const names = net.chats()[0].body.tools.map((t) => t.name);
+    assert.ok(names.includes('mcp_issues_search'));
+    assert.ok(!names.some((n) => n.includes('close_issue')));
+    // No answer holds the header value.
+    const everything = JSON.stringify([await fxbot.addons.list(), await fxbot.addons.get(server.ref), lines]);
+    assert.ok(!everything.includes('mcp-secret-1'));
+    await fxbot.close();
+    await mcp.close();
+  });
+
+  test('headers: a line break or 8 KiB + 1 is a 400, only names given at add update, a new value is sent next', async () => {
+    const mcp = await startFakeMcp();
+    const { fxbot, bot } = await open([
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp_issues_search', input: '{"q":"a"}' }, finish('tool-calls')] },
+      { events: textEvents('ok') },
+    ]);
+    await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'a\nb' } }), 400, /line break/);
+    await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'k'.repeat(8193) } }), 400, /8193 bytes/);
+    await rejects(fxbot.addons.addServer({ url: 'http://mcp.example/mcp' }), 400, /must be https/);
+    await rejects(fxbot.addons.addServer({ url: mcp.url, auth: 'oauth' }), 400, /OAuth/);
+    const server = await fxbot.addons.addServer({ url: mcp.url, name: 'issues', headers: { 'X-Api-Key': 'k'.repeat(8192) } });
+    await rejects(fxbot.addons.update(server.ref, { headers: { 'X-Other': 'v' } }), 400, /X-Other was not given when the server was added/);
+    await rejects(fxbot.addons.update(server.ref, { allowed: ['nope'] }), 400, /no tool named "nope"/);
+    await rejects(fxbot.addons.update(server.ref, { bots: ['0123456789ab'] }), 404, /there is no bot/);
+    await fxbot.addons.update(server.ref, { headers: { 'x-api-key': 'second' }, bots: [bot.id] });
+    await fxbot.chat.send(bot.id, { text: 'go', messageId: 'm1' });
+    await untilEnd(fxbot, bot.id, 1);
+    assert.deepEqual(mcp.state.calls.map((c) => c.headers['x-api-key']), ['second']);
+    await fxbot.close();
+    await mcp.close();
+  });
+
+  test('allowing a tool offers it; refresh does not allow a new tool; a removed server leaves the next turn', async () => {
+    const mcp = await startFakeMcp({ versions: ['2025-06-18'] });
+    const { fxbot, net, bot } = await open([{ events: textEvents('1') }, { events: textEvents('2') }, { events: textEvents('3') }]);
+    const server = await fxbot.addons.addServer({ url: mcp.url, name: 'issues' });
+    // The fake refused 2025-11-25 and took 2025-06-18.
+    assert.deepEqual(
+      mcp.state.seen.filter((s) => s.method === 'initialize').map((s) => s.body.params.protocolVersion),
+      ['2025-11-25', '2025-06-18'],
+    );
+    await fxbot.addons.update(server.ref, { allowed: ['search', 'close_issue'], bots: [bot.id] });
+    await fxbot.chat.send(bot.id, { text: 'x', messageId: 'm1' });
+    await untilEnd(fxbot, bot.id, 1);
+    assert.ok(net.chats()[0].body.tools.some((t) => t.name === 'mcp_issues_close_issue'));
+    mcp.state.tools = [...mcp.state.tools, { name: 'merge', description: 'Merges.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }];
+    const refreshed = await fxbot.addons.refresh(server.ref);
+    assert.deepEqual(refreshed.tools.map((t) => t.name), ['search', 'close_issue', 'merge']);
+    assert.deepEqual(refreshed.allowed, ['search', 'close_issue']);
+    await fxbot.chat.send(bot.id, { text: 'y', messageId: 'm2' });
+    await untilEnd(fxbot, bot.id, 2);
+    assert.ok(!net.chats()[1].body.tools.some((t) => t.name === 'mcp_issues_merge'));
+    await fxbot.addons.remove(server.ref);
+    await rejects(fxbot.addons.get(server.ref), 404);
+    await fxbot.chat.send(bot.id, { text: 'z', messageId: 'm3' });
+    await untilEnd(fxbot, bot.id, 3);
+    assert.ok(!net.chats()[2].body.tools.some((t) => t.name.startsWith('mcp_')));
+    await fxbot.close();
+    await mcp.close();
+  });
+
+  test('an unreachable server is a 502 and nothing is stored; removing a bot unassigns it', async () => {
+    const mcp = await startFakeMcp();
+    const { fxbot, bot } = await open([]);
+    const url = mcp.url;
+    await mcp.close();
+    await rejects(fxbot.addons.addServer({ url }), 502, /could not be reached/);
+    assert.deepEqual(await fxbot.addons.list(), []);
+    await fxbot.addons.addSkill({ markdown: REVIEW });
+    await fxbot.addons.update('skill:review', { bots: [bot.id] });
+    await fxbot.bots.remove(bot.id);
+    assert.deepEqual((await fxbot.addons.get('skill:review')).bots, []);
+    await fxbot.close();
+  });
+});
+
+test('a chat that used a skill and an MCP tool exports, and the fx CLI continues it (FX_NATIVE)', async (t) => {
+  const mcp = await startFakeMcp();
+  const sessionStore = memorySessionStore();
+  const { fxbot, bot } = await open(
+    [
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp_issues_search', input: '{"q":"crash"}' }, finish('tool-calls')] },
+      { events: textEvents('Two crash issues.') },
+    ],
+    sessionStore,
+  );
+  await fxbot.addons.addSkill({ markdown: REVIEW });
+  await fxbot.addons.update('skill:review', { bots: [bot.id] });
+  const server = await fxbot.addons.addServer({ url: mcp.url, name: 'issues' });
+  await fxbot.addons.update(server.ref, { bots: [bot.id] });
+  const sent = await fxbot.chat.send(bot.id, { text: '$review the crash reports', messageId: 'm1' });
+  await untilEnd(fxbot, bot.id, 1);
+  await fxbot.close();
+  await mcp.close();
+  const { bytes } = await sessionStore.load(sent.sessionId);
+  const files = await exportNativeSession(bytes);
+  assert.ok(Object.keys(files).length > 0);
+  const fx = process.env.FX_NATIVE;
+  if (!fx) {
+    t.diagnostic('FX_NATIVE is not set: the fx CLI half of this check did not run');
+    return;
+  }
+  const requests = [];
+  const gateway = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [] }));
+        return;
+      }
+      requests.push(JSON.parse(body));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(textEvents('Noted.').map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n');
+    });
+  });
+  await new Promise((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  const home = nativeHome(sent.sessionId, files, 'fx-addons-');
+  try {
+    const base = `http://127.0.0.1:${gateway.address().port}`;
+    const env = {
+      HOME: home,
+      PATH: process.env.PATH,
+      AI_GATEWAY_API_KEY: 'test-key',
+      FX_GATEWAY_BASE_URL: base,
+      FX_GATEWAY_CHAT_URL: `${base}/v3/ai/language-model`,
+      FX_SKIP_ONBOARDING: '1',
+      FX_AUTO_UPGRADE: '0',
+      FX_DISABLE_KEYCHAIN: '1',
+      FX_SYNC_UPDATES: '0',
+    };
+    await new Promise((resolve, reject) =>
+      execFile(fx, ['ask', '--yolo', '--resume', sent.sessionId, 'thanks'], { env, timeout: 60_000 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`fx ask failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve(),
+      ),
+    );
+    assert.equal(requests.length, 1, 'the CLI made one model request');
+    const history = JSON.stringify(requests[0].prompt);
+    assert.match(history, /Read the diff line by line/, 'the skill went with the message');
+    assert.match(history, /mcp_issues_search/, 'the MCP call is in the history');
+    assert.match(history, /search found 2 issues/, 'and its result');
+  } finally {
+    gateway.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -180,7 +180,7 @@ export interface NewServer {
   name?: string;
   /** Header values: one line, at most 8 KiB each. */
   headers?: Record<string, string>;
-  /** OAuth is not built yet: `'oauth'` is refused with 400. */
+  /** `'oauth'`: stored unlisted until `oauth()` signs in (a server that answers 401 is stored so too). */
   auth?: 'none' | 'oauth';
 }
 
@@ -265,6 +265,14 @@ export interface Fxbot {
     remove(ref: AddonRef): Promise<void>;
     /** Re-lists a server's tools (new ones are not allowed by themselves), re-fetches a skill's URL. */
     refresh(ref: AddonRef): Promise<Addon>;
+    /**
+     * Starts a sign-in to an OAuth server: resolves the authorization URL for the host to open
+     * (a popup or the same tab). `origin` is the page's origin (in a browser it must be
+     * `location.origin`); the server sends the browser to `origin + oauthRedirectPath`.
+     */
+    oauth(ref: AddonRef, options: { origin: string }): Promise<{ url: string }>;
+    /** Completes it from the callback page (`location.href`), in any tab on the same stores. 400 for an unknown `state`. */
+    completeOAuth(callbackUrl: string): Promise<McpServer>;
   };
   /**
    * Stops this process's turns (of one bot, or all), drops their journals and kept chats, ends
@@ -291,6 +299,10 @@ export interface FxbotOptions {
   fetch?: typeof fetch;
   /** A library item's `url` (default `/api/library/<id>/file`). */
   libraryUrl?: (id: string) => string;
+  /** Where an MCP server's authorization server sends the browser back (default `/oauth/callback`). */
+  oauthRedirectPath?: string;
+  /** A client-id metadata document this host serves, used when an authorization server accepts one. */
+  oauthClientMetadataUrl?: string;
   /** Test-only loopback overrides (`FX_GATEWAY_CHAT_URL`, `FX_E2E_OAUTH_ISSUER_URL`). */
   env?: Record<string, string>;
   /** How long a store call may take (ms). */

@@ -66,7 +66,8 @@ function aborted(signal) {
  * Creates the fxbot object. Options: `store` (an FxbotStore; IndexedDB in a browser, memory in
  * Node), `sessionStore` (the chats; same defaults), `fetch`, `libraryUrl(id)`, `env` (test-only
  * loopback overrides such as `FX_GATEWAY_CHAT_URL`), `adapterTimeoutMs`, `modelIdleTimeoutMs`,
- * `onEvent`, `wasm`.
+ * `onEvent`, `wasm`, and for MCP sign-ins `oauthRedirectPath` (default `/oauth/callback`) and
+ * `oauthClientMetadataUrl` (a client-id metadata document the host serves).
  */
 export async function createFxbot(options = {}) {
   if (options === null || typeof options !== 'object') throw optionError('createFxbot options must be an object');
@@ -78,6 +79,12 @@ export async function createFxbot(options = {}) {
   }
   if (options.openUrl !== undefined && typeof options.openUrl !== 'function') {
     throw optionError('openUrl must be a function');
+  }
+  if (options.oauthRedirectPath !== undefined && !(typeof options.oauthRedirectPath === 'string' && options.oauthRedirectPath.startsWith('/'))) {
+    throw optionError('oauthRedirectPath must be a path starting with /');
+  }
+  if (options.oauthClientMetadataUrl !== undefined && typeof options.oauthClientMetadataUrl !== 'string') {
+    throw optionError('oauthClientMetadataUrl must be a URL string');
   }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw optionError('onEvent must be a function');
@@ -213,6 +220,18 @@ export async function createFxbot(options = {}) {
       update: (ref, patch) => core.addons('update', ref, patch ?? {}),
       remove: (ref) => core.addons('remove', ref).then(() => undefined),
       refresh: (ref) => core.addons('refresh', ref),
+      async oauth(ref, { origin } = {}) {
+        // In a page the origin is the page's own: the server checks it against its host.
+        if (browser && typeof origin === 'string' && origin !== globalThis.location?.origin) {
+          throw fxbotError('FXBOT_BAD_REQUEST', `origin must be this page's origin (${globalThis.location?.origin}), not ${JSON.stringify(origin)}`);
+        }
+        return core.addons('oauth', ref, {
+          origin,
+          redirectPath: options.oauthRedirectPath,
+          clientMetadataUrl: options.oauthClientMetadataUrl,
+        });
+      },
+      completeOAuth: (callbackUrl) => core.addons('completeOAuth', callbackUrl),
     },
     async release(botId) {
       if (closed) throw closedError();

@@ -295,9 +295,9 @@ impl FxbotCore {
             .await)
     }
 
-    /// `addons.*`, one entry for the seven calls (`op`: `list`, `get`, `addSkill`,
-    /// `addServer`, `update`, `remove`, `refresh`; `a` and `b` their arguments): one promise
-    /// wrapper in fx-bot.wasm rather than seven.
+    /// `addons.*`, one entry for the nine calls (`op`: `list`, `get`, `addSkill`,
+    /// `addServer`, `update`, `remove`, `refresh`, `oauth`, `completeOAuth`; `a` and `b` their arguments): one promise
+    /// wrapper in fx-bot.wasm rather than nine.
     pub fn addons(&self, op: String, a: JsValue, b: JsValue) -> Promise {
         call!(self, |e| {
             let (a, b) = (json(&a)?, json(&b)?);
@@ -309,6 +309,8 @@ impl FxbotCore {
                 "update" => e.addons_update(&a, &b).await,
                 "remove" => e.addons_remove(&a).await.map(|()| Value::Null),
                 "refresh" => e.addons_refresh(&a).await,
+                "oauth" => e.addons_oauth(&a, &b).await,
+                "completeOAuth" => e.addons_complete_oauth(&a).await,
                 other => Err(FxbotError::Internal {
                     message: format!("no add-on call {other}"),
                 }),

@@ -27,7 +27,7 @@ pub mod login;
 pub mod record;
 pub mod secret;
 pub mod teams;
-mod token;
+pub(crate) mod token;
 
 pub use device::{Authorized, DeviceCode, DeviceLogin, PollOutcome};
 pub use endpoints::{AuthConfig, Endpoints, Issuer};

@@ -161,8 +161,31 @@ pub enum AddonError {
         field: &'static str,
         kind: &'static str,
     },
-    #[error("this version does not sign in to MCP servers with OAuth yet")]
-    OAuthUnavailable,
+    #[error("server:{0} does not sign in with OAuth")]
+    NotOAuth(String),
+    #[error("origin must be the page's origin, http(s)://host[:port], not {0}")]
+    Origin(String),
+    #[error("oauth takes {{ origin }}")]
+    OAuthOptions,
+    #[error("no sign-in is waiting for this callback (its state is unknown, or it was completed already)")]
+    UnknownState,
+    #[error("this sign-in started more than 10 minutes ago; start it again with addons.oauth")]
+    Expired,
+    #[error("{0}")]
+    Callback(String),
+}
+
+/// Checks the page origin `oauth()` is given: `http(s)://host[:port]`, nothing after it.
+///
+/// # Errors
+/// [`AddonError::Origin`].
+pub fn check_origin(text: &str) -> Result<String, AddonError> {
+    let refused = || AddonError::Origin(shown(text));
+    let parsed = url::parse(text).map_err(|_| refused())?;
+    if parsed.userinfo || parsed.query.is_some() || parsed.fragment || !parsed.path.is_empty() {
+        return Err(refused());
+    }
+    Ok(text.trim_matches(|c: char| c <= ' ').to_owned())
 }
 
 /// Checks a server URL by the baseUrl rules (§7.3): https, or http on a loopback host; no
@@ -308,9 +331,62 @@ pub struct ServerDoc {
     pub error: Option<String>,
     pub bots: Vec<BotId>,
     pub created_at: String,
+    /// An OAuth server holds tokens (`auth: "oauth"` only).
+    #[serde(default)]
+    pub signed_in: bool,
+    /// The protected-resource metadata URL its 401 named.
+    #[serde(default)]
+    pub resource_metadata: Option<String>,
+    /// The client registered at its authorization server, for this redirect URI.
+    #[serde(default)]
+    pub oauth_client: Option<OAuthClient>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
+
+/// A client registered for a server (not a secret: a public client).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthClient {
+    pub issuer: String,
+    pub client_id: String,
+    pub redirect_uri: String,
+}
+
+/// The tokens of an OAuth server, kept in its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenRecord {
+    pub access: String,
+    pub refresh: Option<String>,
+    pub expires_at_ms: Option<i64>,
+    pub token_endpoint: String,
+    pub client_id: String,
+    pub resource: String,
+}
+
+/// A sign-in `oauth()` started, waiting for its callback (`secret/addon/<id>.pending`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingSignIn {
+    pub schema: u32,
+    pub server: ServerId,
+    pub state: String,
+    pub verifier: String,
+    pub redirect_uri: String,
+    pub client_id: String,
+    pub token_endpoint: String,
+    pub resource: String,
+    pub created_at_ms: i64,
+}
+
+/// `secret/addon/<id>.pending`.
+pub fn pending_key(id: &ServerId) -> String {
+    format!("{}.pending", secret_key(id))
+}
+
+/// Prefix of the servers' secrets (and pending sign-ins).
+pub const SECRET_PREFIX: &str = "secret/addon/";
 
 impl ServerDoc {
     /// The seed's `McpServer`.
@@ -337,7 +413,7 @@ impl ServerDoc {
             "headers": self.headers,
             "tools": tools,
             "allowed": self.allowed,
-            "signedIn": self.auth != "oauth",
+            "signedIn": self.auth != "oauth" || self.signed_in,
             "error": self.error,
             "bots": self.bots,
         })
@@ -357,11 +433,13 @@ impl ServerDoc {
     }
 }
 
-/// `secret/addon/<id>`: the header values, in the order given.
+/// `secret/addon/<id>`: the header values, in the order given, and an OAuth server's tokens.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerSecret {
     pub schema: u32,
     pub headers: Vec<(String, String)>,
+    #[serde(default)]
+    pub oauth: Option<TokenRecord>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -372,6 +450,8 @@ pub struct NewServer {
     pub url: String,
     pub name: String,
     pub headers: Vec<(String, String)>,
+    /// `auth: "oauth"`: signed in with `oauth()` before its tools are listed.
+    pub oauth: bool,
 }
 
 fn object<'v>(value: &'v Value, call: &'static str) -> Result<&'v Map<String, Value>, AddonError> {
@@ -426,17 +506,22 @@ impl NewServer {
             });
         };
         let url = check_server_url(url)?;
-        match text_field(object, "auth")? {
-            None | Some("none") => {}
-            Some("oauth") => return Err(AddonError::OAuthUnavailable),
+        let oauth = match text_field(object, "auth")? {
+            None | Some("none") => false,
+            Some("oauth") => true,
             Some(other) => return Err(AddonError::Auth(shown(other))),
-        }
+        };
         let name = match text_field(object, "name")? {
             Some(name) => check_name(name)?,
             None => default_name(&url),
         };
         let headers = headers_of(object.get("headers"))?;
-        Ok(NewServer { url, name, headers })
+        Ok(NewServer {
+            url,
+            name,
+            headers,
+            oauth,
+        })
     }
 }
 
@@ -692,6 +777,11 @@ mod tests {
         )
         .is_ok());
         assert!(refused(json!({"url": "https://a.example", "auth": "magic"})).contains("auth"));
+        assert!(
+            NewServer::from_json(&json!({"url": "https://a.example", "auth": "oauth"}))
+                .unwrap()
+                .oauth
+        );
         assert!(refused(json!({"url": 1})).contains("url must be a string"));
         assert!(refused(json!([])).contains("takes an object"));
         assert_eq!(slug("My Issues (prod)"), "my_issues_prod");
@@ -713,12 +803,16 @@ mod tests {
             error: None,
             bots: vec![],
             created_at: String::new(),
+            signed_in: false,
+            resource_metadata: None,
+            oauth_client: None,
             extra: BTreeMap::new(),
         };
         doc.relisted(&[tool("search", true), tool("close", false)]);
         let mut secret = ServerSecret {
             schema: SCHEMA,
             headers: vec![("X-Key".into(), "old".into())],
+            oauth: None,
             extra: BTreeMap::new(),
         };
         let patch =

@@ -5,13 +5,16 @@
 //! allowed tool of its MCP servers. A call's arguments are decoded once, into a [`BotCall`],
 //! when the model makes it.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use serde_json::{json, Value};
 
 use crate::caps::acp::ToolKind;
 use crate::caps::{Cancel, Clock, DocStore, Http, SessionStore};
 use crate::gateway::ToolDefinition;
 use crate::log::view::TurnView;
-use crate::mcp::client::McpClient;
+use crate::mcp::client::{McpClient, McpError};
 use crate::mcp::names::model_names_of;
 use crate::mcp::render::render;
 use crate::tools::set::{Prepared, PreparedCall, Status, ToolOutcome, ToolSet};
@@ -19,6 +22,7 @@ use crate::tools::set::{Prepared, PreparedCall, Status, ToolOutcome, ToolSet};
 use super::addon::{slug, ServerDoc, SkillDoc};
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
+use super::engine::addon_oauth::server_headers;
 use super::ids::{BotId, LibraryId};
 use super::library::{self, ItemDoc};
 use super::store::load;
@@ -53,12 +57,13 @@ pub struct BotTools<'a, S: SessionStore, D: DocStore> {
 /// call).
 pub struct ServerTools {
     pub doc: ServerDoc,
-    pub client: McpClient,
+    /// Replaced by a client with a renewed bearer when an OAuth server answers 401.
+    client: RefCell<Rc<McpClient>>,
 }
 
 impl ServerTools {
     pub fn new(doc: ServerDoc, headers: Vec<(String, String)>) -> Self {
-        let client = McpClient::new(doc.url.clone(), headers);
+        let client = RefCell::new(Rc::new(McpClient::new(doc.url.clone(), headers)));
         ServerTools { doc, client }
     }
 }
@@ -486,11 +491,29 @@ impl<S: SessionStore + Http + Clock, D: DocStore> BotTools<'_, S, D> {
         let Some(server) = self.servers.get(server) else {
             return ToolOutcome::unavailable(tool);
         };
-        match server
-            .client
+        let client = server.client.borrow().clone();
+        let mut answer = client
             .call_tool(self.sessions, tool, arguments.clone(), cancel)
-            .await
-        {
+            .await;
+        // An OAuth server that refuses its bearer gets one renewed token and one more try.
+        if matches!(answer, Err(McpError::Unauthorized { .. })) && server.doc.auth == "oauth" {
+            match server_headers(self.sessions, self.docs, &server.doc, true).await {
+                Ok(headers) => {
+                    let renewed = Rc::new(McpClient::new(server.doc.url.clone(), headers));
+                    *server.client.borrow_mut() = renewed.clone();
+                    answer = renewed
+                        .call_tool(self.sessions, tool, arguments.clone(), cancel)
+                        .await;
+                }
+                Err(error) => {
+                    return failure(format!(
+                        "{tool} ({}): the server needs its owner to sign in again: {error}",
+                        server.doc.name
+                    ))
+                }
+            }
+        }
+        match answer {
             Ok(result) => {
                 let rendered = render(&result);
                 if rendered.is_error {

@@ -9,6 +9,8 @@
 //!   characters) and the read-only tools a new server starts with.
 //! - [`render`]: a tool result as the text the model reads, capped at 64 KiB.
 //! - [`headers`]: the rules for the headers an owner gives a server.
+//! - [`oauth`]: sign-in to a server that needs it: metadata discovery, client registration,
+//!   PKCE S256, the code exchange and refresh.
 //!
 //! Everything an MCP server sends is outside input: no indexing it can reach, every size capped,
 //! every request within a deadline.
@@ -18,6 +20,7 @@
 pub mod client;
 pub mod headers;
 pub mod names;
+pub mod oauth;
 pub mod render;
 
 pub use client::{McpClient, McpError, Tool, VERSIONS};

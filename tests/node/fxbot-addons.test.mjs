@@ -239,7 +239,7 @@ describe('remote MCP servers', () => {
     await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'a\nb' } }), 400, /line break/);
     await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'k'.repeat(8193) } }), 400, /8193 bytes/);
     await rejects(fxbot.addons.addServer({ url: 'http://mcp.example/mcp' }), 400, /must be https/);
-    await rejects(fxbot.addons.addServer({ url: mcp.url, auth: 'oauth' }), 400, /OAuth/);
+    await rejects(fxbot.addons.addServer({ url: mcp.url, auth: 'magic' }), 400, /auth must be/);
     const server = await fxbot.addons.addServer({ url: mcp.url, name: 'issues', headers: { 'X-Api-Key': 'k'.repeat(8192) } });
     await rejects(fxbot.addons.update(server.ref, { headers: { 'X-Other': 'v' } }), 400, /X-Other was not given when the server was added/);
     await rejects(fxbot.addons.update(server.ref, { allowed: ['nope'] }), 400, /no tool named "nope"/);
@@ -366,4 +366,95 @@ test('a chat that used a skill and an MCP tool exports, and the fx CLI continues
     gateway.close();
     rmSync(home, { recursive: true, force: true });
   }
+});
+
+/** Approves a sign-in as its owner would: opens the authorize URL, follows Approve, returns the callback URL. */
+async function approve(authorizeUrl) {
+  const page = await fetch(authorizeUrl);
+  assert.equal(page.status, 200, 'the authorize page accepts the request');
+  const href = /id="approve" href="([^"]+)"/.exec(await page.text())[1];
+  const answer = await fetch(new URL(href, authorizeUrl), { redirect: 'manual' });
+  assert.equal(answer.status, 302);
+  return answer.headers.get('location');
+}
+
+describe('MCP servers that sign in with OAuth', () => {
+  const ORIGIN = 'http://127.0.0.1:4321';
+
+  test('oauth() gives an S256 authorize URL with the resource; completeOAuth signs in from the callback; a turn carries the bearer', async () => {
+    const mcp = await startFakeMcp({ oauth: true });
+    const { fxbot, bot } = await open([
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp_issues_search', input: '{"q":"x"}' }, finish('tool-calls')] },
+      { events: textEvents('ok') },
+    ]);
+    const added = await fxbot.addons.addServer({ url: mcp.url, name: 'issues', auth: 'oauth' });
+    assert.deepEqual([added.auth, added.signedIn, added.tools], ['oauth', false, []]);
+    await rejects(fxbot.addons.oauth(added.ref, { origin: 'javascript:alert(1)' }), 400, /origin/);
+    const { url } = await fxbot.addons.oauth(added.ref, { origin: ORIGIN });
+    const authorize = new URL(url);
+    assert.equal(authorize.origin + authorize.pathname, `${mcp.base}/authorize`);
+    assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(authorize.searchParams.get('resource'), mcp.url);
+    assert.equal(authorize.searchParams.get('redirect_uri'), `${ORIGIN}/oauth/callback`);
+    assert.match(authorize.searchParams.get('state'), /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(authorize.searchParams.get('scope'), 'issues:read');
+    // The client was registered dynamically, as a public client for the redirect URI.
+    const [[clientId, registration]] = [...mcp.state.clients.entries()];
+    assert.equal(authorize.searchParams.get('client_id'), clientId);
+    assert.deepEqual(registration.redirect_uris, [`${ORIGIN}/oauth/callback`]);
+    assert.equal(registration.token_endpoint_auth_method, 'none');
+    const callback = await approve(url);
+    assert.ok(callback.startsWith(`${ORIGIN}/oauth/callback?code=`));
+    const wrong = new URL(callback);
+    wrong.searchParams.set('state', 'not-the-state');
+    await rejects(fxbot.addons.completeOAuth(wrong.href), 400, /no sign-in is waiting/);
+    const signedIn = await fxbot.addons.completeOAuth(callback);
+    assert.deepEqual([signedIn.signedIn, signedIn.error, signedIn.allowed], [true, null, ['search']]);
+    assert.deepEqual(signedIn.tools.map((t) => t.name), ['search', 'close_issue']);
+    // The callback is answered once; the fake refuses the code a second time too.
+    await rejects(fxbot.addons.completeOAuth(callback), 400, /no sign-in is waiting/);
+    const code = new URL(callback).searchParams.get('code');
+    const replay = await fetch(`${mcp.base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: `${ORIGIN}/oauth/callback`, code_verifier: 'x', resource: mcp.url }),
+    });
+    assert.equal(replay.status, 400);
+    assert.equal((await replay.json()).error, 'invalid_grant');
+    await fxbot.addons.update(added.ref, { bots: [bot.id] });
+    await fxbot.chat.send(bot.id, { text: 'search', messageId: 'm1' });
+    const { lines } = await untilEnd(fxbot, bot.id, 1);
+    assert.equal(lines.find((l) => l.type === 'tool_result').status, 'completed');
+    const bearer = mcp.state.calls[0].headers.authorization;
+    assert.match(bearer, /^Bearer at-/);
+    // No token appears in any answer.
+    const token = bearer.slice('Bearer '.length);
+    assert.ok(!JSON.stringify([await fxbot.addons.list(), lines]).includes(token));
+    await fxbot.close();
+    await mcp.close();
+  });
+
+  test('a server that answers 401 is stored to sign in; a refused token is renewed once mid-turn; a refused sign-in is a 400', async () => {
+    const mcp = await startFakeMcp({ oauth: true });
+    const { fxbot, bot } = await open([
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp_issues_search', input: '{"q":"y"}' }, finish('tool-calls')] },
+      { events: textEvents('ok') },
+    ]);
+    const added = await fxbot.addons.addServer({ url: mcp.url, name: 'issues' });
+    assert.deepEqual([added.auth, added.signedIn], ['oauth', false]);
+    const first = await fxbot.addons.oauth(added.ref, { origin: ORIGIN });
+    const refused = new URL(`${ORIGIN}/oauth/callback`);
+    refused.searchParams.set('error', 'access_denied');
+    refused.searchParams.set('state', new URL(first.url).searchParams.get('state'));
+    await rejects(fxbot.addons.completeOAuth(refused.href), 400, /refused the sign-in \(access_denied\)/);
+    await fxbot.addons.completeOAuth(await approve(first.url));
+    await fxbot.addons.update(added.ref, { bots: [bot.id] });
+    mcp.revokeAccess();
+    await fxbot.chat.send(bot.id, { text: 'search', messageId: 'm1' });
+    const { lines } = await untilEnd(fxbot, bot.id, 1);
+    assert.equal(lines.find((l) => l.type === 'tool_result').status, 'completed');
+    assert.deepEqual(mcp.state.tokenCalls.map((c) => c.grant_type), ['authorization_code', 'refresh_token']);
+    await fxbot.close();
+    await mcp.close();
+  });
 });

@@ -116,6 +116,9 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
   for (const addon of all) out.push(addon.kind === 'server' ? addon.url : addon.instructions);
   out.push(skill.name, fromUrl.sourceUrl ?? '', tool?.title ?? '', updated.ref, (await fxbot.addons.get('skill:review')).kind);
   await fxbot.addons.refresh(ref);
+  const { url: signInUrl } = await fxbot.addons.oauth(ref, { origin: 'http://127.0.0.1:8787' });
+  const signedIn: McpServer = await fxbot.addons.completeOAuth(signInUrl);
+  out.push(String(signedIn.signedIn));
   await fxbot.addons.remove('skill:review');
   // @ts-expect-error a reference names its kind
   await fxbot.addons.get('review');
@@ -125,7 +128,7 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
   await fxbot.close();
   return out;
 }
-const fxbotUse: Promise<string[]> = useFxbot({ store: memoryFxbotStore(), env: { FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:1/v3/ai/language-model' } });
+const fxbotUse: Promise<string[]> = useFxbot({ store: memoryFxbotStore(), oauthRedirectPath: '/oauth/callback', env: { FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:1/v3/ai/language-model' } });
 export { fxbotUse };
 `;
 

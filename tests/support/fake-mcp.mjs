@@ -3,7 +3,14 @@
 // WWW-Authenticate). It keeps real state: the versions it speaks, the sessions it gave (a request
 // of a forgotten session gets 404), its tools, every request it saw with its headers, and the
 // client's answers to a request of its own (`asks: true` sends one before each streamed answer).
+//
+// With `oauth: true` it is also its own authorization server: protected-resource metadata,
+// RFC 8414 metadata, dynamic client registration, an authorize page (an Approve link, or an
+// immediate redirect with `autoApprove`), and a token endpoint that verifies PKCE S256, the
+// redirect URI and the resource, refuses a replayed code, and refreshes. The MCP endpoint then
+// wants a bearer it issued (401 with `WWW-Authenticate: Bearer resource_metadata=…` otherwise).
 
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 
 export const DEFAULT_TOOLS = [
@@ -43,14 +50,143 @@ function readBody(req) {
  * requests as an event stream), `asks` (send a request of its own first, on the stream).
  * Resolves `{ url, state, forgetSessions(), close() }`.
  */
-export async function startFakeMcp({ versions = ['2025-11-25', '2025-06-18', '2025-03-26'], tools = DEFAULT_TOOLS, sse = false, asks = false } = {}) {
-  const state = { versions, tools, sse, asks, seen: [], sessions: new Set(), next: 0, calls: [], answers: [] };
+export async function startFakeMcp({
+  versions = ['2025-11-25', '2025-06-18', '2025-03-26'],
+  tools = DEFAULT_TOOLS,
+  sse = false,
+  asks = false,
+  oauth = false,
+  autoApprove = false,
+} = {}) {
+  const state = {
+    versions, tools, sse, asks, seen: [], sessions: new Set(), next: 0, calls: [], answers: [],
+    oauth, autoApprove, clients: new Map(), requests: new Map(), codes: new Map(), access: new Set(),
+    refresh: new Set(), tokenCalls: [], authorizeQueries: [],
+  };
+  let base = '';
+  const issue = () => {
+    const n = ++state.next;
+    const access = `at-${n}-${Math.random().toString(36).slice(2)}`;
+    const refresh = `rt-${n}-${Math.random().toString(36).slice(2)}`;
+    state.access.add(access);
+    state.refresh.add(refresh);
+    return { access_token: access, token_type: 'Bearer', expires_in: 3600, refresh_token: refresh };
+  };
   const server = http.createServer(async (req, res) => {
     const cors = { 'access-control-allow-origin': req.headers.origin ?? '*', ...CORS_HEADERS };
     if (req.method === 'OPTIONS') {
       res.writeHead(204, cors);
       res.end();
       return;
+    }
+    const url = new URL(req.url, base);
+    const sendJson = (status, body) => {
+      res.writeHead(status, { ...cors, 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (state.oauth && url.pathname !== '/mcp') {
+      if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
+        sendJson(200, { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ['issues:read'] });
+        return;
+      }
+      if (url.pathname === '/.well-known/oauth-authorization-server') {
+        sendJson(200, {
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          code_challenge_methods_supported: ['S256'],
+          grant_types_supported: ['authorization_code', 'refresh_token'],
+        });
+        return;
+      }
+      if (url.pathname === '/register' && req.method === 'POST') {
+        const body = JSON.parse(await readBody(req));
+        const clientId = `client-${state.clients.size + 1}`;
+        state.clients.set(clientId, body);
+        sendJson(201, { client_id: clientId, ...body });
+        return;
+      }
+      if (url.pathname === '/authorize') {
+        const q = Object.fromEntries(url.searchParams);
+        state.authorizeQueries.push(q);
+        const client = state.clients.get(q.client_id);
+        const ok = client && client.redirect_uris.includes(q.redirect_uri) && q.code_challenge_method === 'S256'
+          && q.code_challenge && q.state && q.resource === `${base}/mcp` && q.response_type === 'code';
+        if (!ok) {
+          res.writeHead(400, { 'content-type': 'text/plain' });
+          res.end('bad authorization request');
+          return;
+        }
+        const id = `req-${state.requests.size + 1}`;
+        state.requests.set(id, q);
+        if (state.autoApprove) {
+          res.writeHead(302, { location: `/approve?request=${id}` });
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><title>Sign in to fake-mcp</title><h1>Allow fxbot to use fake-mcp?</h1><a id="approve" href="/approve?request=${id}">Approve</a>`);
+        return;
+      }
+      if (url.pathname === '/approve') {
+        const q = state.requests.get(url.searchParams.get('request'));
+        if (!q) {
+          res.writeHead(400);
+          res.end();
+          return;
+        }
+        const code = `code-${Math.random().toString(36).slice(2)}`;
+        state.codes.set(code, { ...q, used: false });
+        const target = new URL(q.redirect_uri);
+        target.searchParams.set('code', code);
+        target.searchParams.set('state', q.state);
+        res.writeHead(302, { location: target.href });
+        res.end();
+        return;
+      }
+      if (url.pathname === '/token' && req.method === 'POST') {
+        const form = Object.fromEntries(new URLSearchParams(await readBody(req)));
+        state.tokenCalls.push(form);
+        if (form.grant_type === 'authorization_code') {
+          const grant = state.codes.get(form.code);
+          if (!grant || grant.used) {
+            sendJson(400, { error: 'invalid_grant', error_description: 'code unknown or used' });
+            return;
+          }
+          grant.used = true;
+          const challenge = createHash('sha256').update(form.code_verifier ?? '').digest('base64url');
+          if (challenge !== grant.code_challenge || form.redirect_uri !== grant.redirect_uri
+            || form.client_id !== grant.client_id || form.resource !== `${base}/mcp`) {
+            sendJson(400, { error: 'invalid_grant', error_description: 'PKCE, redirect, client or resource mismatch' });
+            return;
+          }
+          sendJson(200, issue());
+          return;
+        }
+        if (form.grant_type === 'refresh_token' && state.refresh.has(form.refresh_token)) {
+          state.refresh.delete(form.refresh_token);
+          sendJson(200, issue());
+          return;
+        }
+        sendJson(400, { error: 'invalid_grant' });
+        return;
+      }
+      res.writeHead(404, cors);
+      res.end();
+      return;
+    }
+    if (state.oauth) {
+      const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (!state.access.has(bearer)) {
+        res.writeHead(401, {
+          ...cors,
+          'content-type': 'application/json',
+          'www-authenticate': `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'unauthorized' } }));
+        return;
+      }
     }
     if (req.method !== 'POST') {
       res.writeHead(405, cors);
@@ -136,10 +272,14 @@ export async function startFakeMcp({ versions = ['2025-11-25', '2025-06-18', '20
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
+  base = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `${base}/mcp`,
+    base,
     state,
     forgetSessions: () => state.sessions.clear(),
+    /** Every access token stops working (a refresh gets a new one). */
+    revokeAccess: () => state.access.clear(),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }

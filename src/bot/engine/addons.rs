@@ -6,18 +6,19 @@ use serde_json::Value;
 
 use crate::caps::http::{fetch_whole, ExchangeError};
 use crate::caps::{Cancel, DocStore, Host, HttpRequest, Method, StoreError};
-use crate::mcp::client::McpClient;
+use crate::mcp::client::{McpClient, McpError};
 use crate::mcp::names::initially_allowed;
 
 use super::super::addon::{
-    secret_key, server_key, skill_key, AddonError, AddonRef, NewServer, Patch, ServerDoc, ServerId,
-    ServerSecret, SkillDoc, SkillSource, SERVER_PREFIX, SKILL_PREFIX,
+    pending_key, secret_key, server_key, skill_key, AddonError, AddonRef, NewServer, Patch,
+    ServerDoc, ServerId, ServerSecret, SkillDoc, SkillSource, SERVER_PREFIX, SKILL_PREFIX,
 };
 use super::super::docs::{encode, SCHEMA};
 use super::super::error::{Entity, FxbotError};
 use super::super::ids::BotId;
 use super::super::skill::{self, MAX_MARKDOWN};
 use super::super::store::{self, load, store_error, Step};
+use super::addon_oauth::server_headers;
 use super::{not_found, Fxbot};
 
 /// How long fetching a skill URL may take.
@@ -165,39 +166,61 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 
     /// `addons.addServer({ url, name?, headers?, auth? })`: connects, lists the tools, and
-    /// allows the read-only ones.
+    /// allows the read-only ones. A server with `auth: "oauth"`, or one that answers 401 to a
+    /// request without headers, is stored unlisted until `oauth()` signs in.
     ///
     /// # Errors
     /// 400 for the argument; 502 when the server cannot be reached or listed (nothing is
     /// stored).
     pub async fn addons_add_server(&self, server: &Value) -> Result<Value, FxbotError> {
         self.check_open()?;
-        let NewServer { url, name, headers } = NewServer::from_json(server)?;
+        let NewServer {
+            url,
+            name,
+            headers,
+            oauth,
+        } = NewServer::from_json(server)?;
         let client = McpClient::new(url.clone(), headers.clone());
         let cancel = Cancel::new();
-        let tools = client
-            .list_tools(&self.host, &cancel)
-            .await
-            .map_err(server_failed)?;
+        let (tools, resource_metadata, oauth) = if oauth {
+            (Vec::new(), None, true)
+        } else {
+            match client.list_tools(&self.host, &cancel).await {
+                Ok(tools) => (tools, None, false),
+                Err(McpError::Unauthorized { www_authenticate }) if headers.is_empty() => (
+                    Vec::new(),
+                    www_authenticate
+                        .as_deref()
+                        .and_then(crate::mcp::oauth::resource_metadata_url),
+                    true,
+                ),
+                Err(error) => return Err(server_failed(error)),
+            }
+        };
         let id = ServerId::mint(|b| self.host.fill_random(b));
+        let auth = if oauth {
+            "oauth"
+        } else if headers.is_empty() {
+            "none"
+        } else {
+            "headers"
+        };
         let mut doc = ServerDoc {
             schema: SCHEMA,
             id: id.clone(),
             name,
             url,
-            auth: if headers.is_empty() {
-                "none"
-            } else {
-                "headers"
-            }
-            .to_owned(),
+            auth: auth.to_owned(),
             headers: headers.iter().map(|(n, _)| n.clone()).collect(),
             tools: Vec::new(),
             allowed: initially_allowed(&tools),
             protocol_version: client.version().map(str::to_owned),
-            error: None,
+            error: oauth.then(|| "sign in with addons.oauth(ref, { origin })".to_owned()),
             bots: Vec::new(),
             created_at: self.now(),
+            signed_in: false,
+            resource_metadata,
+            oauth_client: None,
             extra: Default::default(),
         };
         doc.relisted(&tools);
@@ -205,6 +228,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             let secret = ServerSecret {
                 schema: SCHEMA,
                 headers,
+                oauth: None,
                 extra: Default::default(),
             };
             store::commit(&self.docs, &secret_key(&id), &encode(&secret), None).await?;
@@ -295,6 +319,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         store::remove(&self.docs, &reference.key()).await?;
         if let AddonRef::Server(id) = &reference {
             store::remove(&self.docs, &secret_key(id)).await?;
+            store::remove(&self.docs, &pending_key(id)).await?;
         }
         Ok(())
     }
@@ -343,13 +368,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 .await
                 .map(|d| d.view())
             }
-            AddonRef::Server(id) => {
+            AddonRef::Server(_) => {
                 let stored = load::<ServerDoc, D>(&self.docs, &reference.key())
                     .await?
                     .ok_or_else(missing)?
                     .doc;
-                let secret = self.server_secret(id).await?;
-                let client = McpClient::new(stored.url.clone(), secret.headers);
+                let headers = server_headers(&self.host, &self.docs, &stored, false).await?;
+                let client = McpClient::new(stored.url.clone(), headers);
                 let tools = client
                     .list_tools(&self.host, &Cancel::new())
                     .await
@@ -386,9 +411,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             .collect();
         let mut servers = Vec::new();
         for server in self.servers().await? {
-            if server.bots.contains(bot) {
-                let secret = self.server_secret(&server.id).await?;
-                servers.push((server, secret.headers));
+            if !server.bots.contains(bot) || (server.auth == "oauth" && !server.signed_in) {
+                continue;
+            }
+            // A server whose tokens cannot be renewed sits this turn out (its tools are not
+            // offered) rather than failing the message.
+            if let Ok(headers) = server_headers(&self.host, &self.docs, &server, false).await {
+                servers.push((server, headers));
             }
         }
         Ok(TurnAddons { skills, servers })

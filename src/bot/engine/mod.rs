@@ -15,6 +15,7 @@
 //! `chat/<botId>` (compare-and-set) decides across processes: the same id runs once, another id
 //! while one runs is 409.
 
+pub mod addon_oauth;
 pub mod addons;
 pub mod bots;
 pub mod chat;

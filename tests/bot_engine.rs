@@ -436,7 +436,7 @@ fn bot_tools_replay_reconnects_and_the_export() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["chat_history", "library_list", "library_read"]);
+    assert_eq!(tools, fx_wasm::bot::tools::OWN_TOOLS);
     let system = requests[1]["prompt"][0]["content"].as_str().unwrap();
     assert!(system.contains("Your name is Ada."));
 

@@ -128,6 +128,23 @@ export interface EarlierChat {
 }
 
 /** Every failure of a call: `status` is HTTP-like, `code` stable. */
+export interface Memory {
+  /** 12 hex characters; `mem:<id>` is accepted wherever an id is. */
+  id: string;
+  /** 1 to 4,000 characters. */
+  text: string;
+  savedBy: 'bot' | 'owner';
+  /** The `msg:<id>` that chat_history knows, of the turn that saved it (null for the owner's). */
+  messageId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A search hit: the best scores 1, the others relative to it. */
+export interface MemoryHit extends Memory {
+  score: number;
+}
+
 /** `server:<12 hex>` for an MCP server, `skill:<name>` for a skill (a bare id or name is 400). */
 export type AddonRef = `server:${string}` | `skill:${string}`;
 
@@ -251,6 +268,21 @@ export interface Fxbot {
     add(upload: Upload & { data: string }, options?: { tags?: string[] }): Promise<LibraryItem>;
     read(itemId: string): Promise<{ name: string; type: string; bytes: Uint8Array }>;
     remove(itemId: string): Promise<void>;
+  };
+  /**
+   * A bot's memories. Its instructions carry the newest within 2 % of the model's context
+   * window; its tools memory_save, memory_search, memory_update and memory_forget use them too.
+   */
+  memories: {
+    /** Newest first (by updatedAt). */
+    list(botId: string): Promise<Memory[]>;
+    /** `savedBy: "owner"`; 400 for an empty text or one over 4,000 characters. */
+    add(botId: string, text: string): Promise<Memory>;
+    update(botId: string, memoryId: string, text: string): Promise<Memory>;
+    /** 404 for an unknown memory. */
+    remove(botId: string, memoryId: string): Promise<void>;
+    /** Ranked by words (BM25, a phrase and recency boost); `limit` 1 to 20, default 8. */
+    search(botId: string, query: string, options?: { limit?: number }): Promise<MemoryHit[]>;
   };
   addons: {
     /** The servers (oldest first), then the skills (by name). */

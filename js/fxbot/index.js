@@ -159,6 +159,13 @@ export async function createFxbot(options = {}) {
       update: (botId, patch) => core.botsUpdate(botId, patch),
       remove: (botId) => core.botsRemove(botId).then(() => undefined),
     },
+    memories: {
+      list: (botId) => core.memories('list', botId),
+      add: (botId, text) => core.memories('add', botId, text),
+      update: (botId, memoryId, text) => core.memories('update', botId, memoryId, text),
+      remove: (botId, memoryId) => core.memories('remove', botId, memoryId).then(() => undefined),
+      search: (botId, query, searchOptions) => core.memories('search', botId, query, searchOptions ?? {}),
+    },
     chat: {
       send: (botId, message) => core.send(botId, message),
       stream: (botId, cursor, streamOptions) => stream(botId, cursor, streamOptions),

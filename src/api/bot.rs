@@ -295,6 +295,25 @@ impl FxbotCore {
             .await)
     }
 
+    /// `memories.*` through one entry (`op`: `list`, `add`, `update`, `remove`, `search`; the
+    /// bot id, then `a` and `b` the call's other arguments).
+    pub fn memories(&self, op: String, bot: JsValue, a: JsValue, b: JsValue) -> Promise {
+        call!(self, |e| {
+            let bot = bot_id(&bot)?;
+            let (a, b) = (json(&a)?, json(&b)?);
+            match op.as_str() {
+                "list" => e.memories_list(&bot).await.map(Value::Array),
+                "add" => e.memories_add(&bot, &a).await,
+                "update" => e.memories_update(&bot, &a, &b).await,
+                "remove" => e.memories_remove(&bot, &a).await.map(|()| Value::Null),
+                "search" => e.memories_search(&bot, &a, &b).await.map(Value::Array),
+                other => Err(FxbotError::Internal {
+                    message: format!("no memories call {other}"),
+                }),
+            }
+        })
+    }
+
     /// `addons.*`, one entry for the nine calls (`op`: `list`, `get`, `addSkill`,
     /// `addServer`, `update`, `remove`, `refresh`, `oauth`, `completeOAuth`; `a` and `b` their arguments): one promise
     /// wrapper in fx-bot.wasm rather than nine.

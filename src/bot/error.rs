@@ -17,6 +17,7 @@ use super::docs::DocError;
 use super::fields::{FieldError, PinError};
 use super::ids::IdError;
 use super::library::LibraryError;
+use super::memory::MemoryError;
 use super::stream::LineError;
 use super::upload::MessageError;
 
@@ -70,6 +71,8 @@ pub enum FxbotError {
     Invalid { message: String },
     #[error("{0}")]
     Addon(AddonError),
+    #[error("{0}")]
+    Memory(MemoryError),
     /// `send` for a bot without a provider, or whose provider was removed.
     #[error("this bot has no provider; choose one with bots.update(botId, {{ provider }})")]
     NoProvider,
@@ -177,6 +180,7 @@ impl FxbotError {
             | FxbotError::Library(_)
             | FxbotError::Invalid { .. }
             | FxbotError::Addon(_)
+            | FxbotError::Memory(_)
             | FxbotError::NoProvider
             | FxbotError::NoModel => Code::BotBadRequest,
             FxbotError::NotFound { .. } => Code::BotNotFound,
@@ -246,6 +250,7 @@ from_leaf!(
     CursorError => Cursor,
     LibraryError => Library,
     AddonError => Addon,
+    MemoryError => Memory,
     DocError => Doc,
     AgentError => Agent,
 );

@@ -19,6 +19,7 @@
 //! - [`store`]: typed documents over the [`crate::caps::DocStore`], compare-and-set with retries.
 //! - [`library`], [`settings`]: library items; settings and providers (part 1 kinds).
 //! - [`instructions`], [`tools`]: a turn's system prompt; the bot tools.
+//! - [`memory`], [`search`]: memories and the budget of them a turn carries; lexical ranking.
 //! - [`skill`], [`addon`]: `SKILL.md`, `$name` mentions and the skills list; the add-on
 //!   references, the skill and MCP server documents and their rules.
 //! - [`engine`]: the engine, every call of `createFxbot()`'s object.
@@ -39,8 +40,10 @@ pub mod ids;
 pub mod instructions;
 pub mod journal;
 pub mod library;
+pub mod memory;
 pub mod replay;
 pub mod resume;
+pub mod search;
 pub mod settings;
 pub(crate) mod shown;
 pub mod skill;

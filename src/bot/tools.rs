@@ -11,7 +11,7 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use crate::caps::acp::ToolKind;
-use crate::caps::{Cancel, Clock, DocStore, Http, SessionStore};
+use crate::caps::{Cancel, Clock, DocStore, Http, Random, SessionStore};
 use crate::gateway::ToolDefinition;
 use crate::log::view::TurnView;
 use crate::mcp::client::{McpClient, McpError};
@@ -23,14 +23,31 @@ use super::addon::{slug, ServerDoc, SkillDoc};
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
 use super::engine::addon_oauth::server_headers;
-use super::ids::{BotId, LibraryId};
+use super::engine::memories::{forget_memory, save_memory, search_memories, update_memory};
+use super::ids::{BotId, LibraryId, MemoryId};
 use super::library::{self, ItemDoc};
+use super::memory::{check_text, SavedBy};
+use super::search::{rank, words};
 use super::store::load;
 
 pub const CHAT_HISTORY: &str = "chat_history";
 pub const LIBRARY_LIST: &str = "library_list";
 pub const LIBRARY_READ: &str = "library_read";
 pub const SKILL: &str = "skill";
+pub const MEMORY_SAVE: &str = "memory_save";
+pub const MEMORY_SEARCH: &str = "memory_search";
+pub const MEMORY_UPDATE: &str = "memory_update";
+pub const MEMORY_FORGET: &str = "memory_forget";
+/// The tools of every bot, in the order the request lists them.
+pub const OWN_TOOLS: [&str; 7] = [
+    CHAT_HISTORY,
+    LIBRARY_LIST,
+    LIBRARY_READ,
+    MEMORY_SAVE,
+    MEMORY_SEARCH,
+    MEMORY_UPDATE,
+    MEMORY_FORGET,
+];
 /// Longest tool result.
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// Longest `library_read` slice.
@@ -45,6 +62,8 @@ pub struct BotTools<'a, S: SessionStore, D: DocStore> {
     pub docs: &'a D,
     pub bot: &'a BotId,
     pub session_id: &'a str,
+    /// The running turn's `messageId` (a memory the bot saves names it).
+    pub message_id: &'a str,
     /// The bot's skills (the `skill` tool is offered when there is one).
     pub skills: &'a [SkillDoc],
     /// The bot's MCP servers, each with its client for this turn.
@@ -80,7 +99,9 @@ pub fn mcp_names(servers: &[ServerTools]) -> Vec<(String, usize, String)> {
             at.push((index, tool.name.clone()));
         }
     }
-    let names = model_names_of(&pairs, &[CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ, SKILL]);
+    let mut taken: Vec<&str> = OWN_TOOLS.to_vec();
+    taken.push(SKILL);
+    let names = model_names_of(&pairs, &taken);
     names
         .into_iter()
         .zip(at)
@@ -93,6 +114,10 @@ pub fn mcp_names(servers: &[ServerTools]) -> Vec<(String, usize, String)> {
 const CHAT_HISTORY_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"before":{"description":"Only messages before this msg:<id>.","type":"string"},"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"}},"type":"object"}"#;
 const LIBRARY_LIST_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"limit":{"maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Part of a file name.","type":"string"}},"type":"object"}"#;
 const LIBRARY_READ_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The file's id, from library_list.","type":"string"},"length":{"maximum":65536,"minimum":1,"type":"integer"},"offset":{"minimum":0,"type":"integer"}},"required":["id"],"type":"object"}"#;
+const MEMORY_SAVE_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"text":{"description":"What to remember, in a sentence or two.","maxLength":4000,"minLength":1,"type":"string"}},"required":["text"],"type":"object"}"#;
+const MEMORY_SEARCH_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"}},"required":["query"],"type":"object"}"#;
+const MEMORY_UPDATE_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The memory's mem:<id>.","type":"string"},"text":{"maxLength":4000,"minLength":1,"type":"string"}},"required":["id","text"],"type":"object"}"#;
+const MEMORY_FORGET_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The memory's mem:<id>.","type":"string"}},"required":["id"],"type":"object"}"#;
 const SKILL_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"name":{"description":"The skill's name, as the skills list gives it (without $).","type":"string"}},"required":["name"],"type":"object"}"#;
 
 fn definition(name: &str, description: &str, schema: String) -> Option<ToolDefinition> {
@@ -122,6 +147,22 @@ pub fn definitions() -> Vec<ToolDefinition> {
             "Reads a text file of your library by id, from a byte offset (up to 65536 bytes).",
             LIBRARY_READ_SCHEMA,
         ),
+        (
+            MEMORY_SAVE,
+            "Remembers something for later chats (a fact about the person, a decision). Returns its mem:<id>.",
+            MEMORY_SAVE_SCHEMA,
+        ),
+        (
+            MEMORY_SEARCH,
+            "Finds your memories that match a query: mem:<id>, when it was saved, and its text.",
+            MEMORY_SEARCH_SCHEMA,
+        ),
+        (
+            MEMORY_UPDATE,
+            "Replaces the text of one of your memories.",
+            MEMORY_UPDATE_SCHEMA,
+        ),
+        (MEMORY_FORGET, "Forgets one of your memories.", MEMORY_FORGET_SCHEMA),
     ]
     .into_iter()
     .filter_map(|(name, description, schema)| definition(name, description, schema.to_owned()))
@@ -148,6 +189,20 @@ pub enum BotCall {
     },
     Skill {
         name: String,
+    },
+    MemorySave {
+        text: String,
+    },
+    MemorySearch {
+        query: String,
+        limit: usize,
+    },
+    MemoryUpdate {
+        id: MemoryId,
+        text: String,
+    },
+    MemoryForget {
+        id: MemoryId,
     },
     /// A tool of the turn's MCP server `server` (its index), with the model's arguments.
     Mcp {
@@ -236,6 +291,32 @@ impl BotCall {
                     limit: clamp(args.number("limit")?, 20, 8),
                 })
             }
+            MEMORY_SAVE => {
+                args.only(&["text"])?;
+                Ok(BotCall::MemorySave {
+                    text: memory_text(&args, "memory_save")?,
+                })
+            }
+            MEMORY_SEARCH => {
+                args.only(&["query", "limit"])?;
+                Ok(BotCall::MemorySearch {
+                    query: args.text("query")?.unwrap_or_default(),
+                    limit: clamp(args.number("limit")?, 20, 8),
+                })
+            }
+            MEMORY_UPDATE => {
+                args.only(&["id", "text"])?;
+                Ok(BotCall::MemoryUpdate {
+                    id: memory_ref(&args, "memory_update")?,
+                    text: memory_text(&args, "memory_update")?,
+                })
+            }
+            MEMORY_FORGET => {
+                args.only(&["id"])?;
+                Ok(BotCall::MemoryForget {
+                    id: memory_ref(&args, "memory_forget")?,
+                })
+            }
             SKILL => {
                 args.only(&["name"])?;
                 let Some(name) = args.text("name")? else {
@@ -280,6 +361,22 @@ impl BotCall {
     }
 }
 
+fn memory_text(args: &Args<'_>, tool: &str) -> Result<String, ToolOutcome> {
+    let text = args.text("text")?.unwrap_or_default();
+    check_text(&text).map_err(|e| failure(format!("{tool}: {e}")))
+}
+
+fn memory_ref(args: &Args<'_>, tool: &str) -> Result<MemoryId, ToolOutcome> {
+    let Some(id) = args.text("id")? else {
+        return Err(failure(format!("{tool} needs the mem:<id> of a memory")));
+    };
+    MemoryId::parse_ref(id.trim()).map_err(|_| {
+        failure(format!(
+            "{id:?} is not a memory id (mem:<12 hex characters>)"
+        ))
+    })
+}
+
 fn failure(message: String) -> ToolOutcome {
     ToolOutcome::failure(json!({"error": message}).to_string())
 }
@@ -298,13 +395,6 @@ fn cap(mut text: String) -> String {
         text.push_str("\n[cut at 64 KiB]");
     }
     text
-}
-
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
 }
 
 /// One earlier message of the chat.
@@ -374,16 +464,20 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
                 None => return failure(format!("there is no message msg:{id} in this chat")),
             }
         }
-        let query = words(query);
-        if query.is_empty() {
+        if words(query).is_empty() {
             entries.reverse();
         } else {
-            let score = |e: &Entry| {
-                let have = words(&format!("{} {}", e.input, e.reply));
-                query.iter().filter(|q| have.contains(q)).count()
-            };
-            entries.retain(|(_, e)| score(e) > 0);
-            entries.sort_by(|(ia, a), (ib, b)| score(b).cmp(&score(a)).then(ib.cmp(ia)));
+            let texts: Vec<String> = entries
+                .iter()
+                .map(|(_, e)| format!("{} {}", e.input, e.reply))
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let order: Vec<usize> = rank(query, &refs).into_iter().map(|(i, _)| i).collect();
+            let mut slots: Vec<Option<(usize, Entry)>> = entries.into_iter().map(Some).collect();
+            entries = order
+                .into_iter()
+                .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+                .collect();
         }
         entries.truncate(limit);
         if entries.is_empty() {
@@ -467,7 +561,48 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
     }
 }
 
-impl<S: SessionStore + Http + Clock, D: DocStore> BotTools<'_, S, D> {
+impl<S: SessionStore + Http + Clock + Random, D: DocStore> BotTools<'_, S, D> {
+    async fn memory(&self, call: &BotCall) -> ToolOutcome {
+        let answer = match call {
+            BotCall::MemorySave { text } => save_memory(
+                self.sessions,
+                self.docs,
+                self.bot,
+                text.clone(),
+                SavedBy::Bot,
+                Some(self.message_id.to_owned()),
+            )
+            .await
+            .map(|m| format!("Saved as mem:{}.", m.id)),
+            BotCall::MemorySearch { query, limit } => {
+                search_memories(self.docs, self.bot, query, *limit)
+                    .await
+                    .map(|hits| {
+                        if hits.is_empty() {
+                            return "No memories match.".to_owned();
+                        }
+                        hits.iter()
+                            .map(|(m, _)| format!("mem:{}  {}  {}", m.id, m.updated_at, m.text))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    })
+            }
+            BotCall::MemoryUpdate { id, text } => {
+                update_memory(self.sessions, self.docs, self.bot, id, text)
+                    .await
+                    .map(|m| format!("Updated mem:{}.", m.id))
+            }
+            BotCall::MemoryForget { id } => forget_memory(self.docs, self.bot, id)
+                .await
+                .map(|()| format!("Forgot mem:{id}.")),
+            _ => return ToolOutcome::unavailable("memory"),
+        };
+        match answer {
+            Ok(text) => success(text),
+            Err(error) => failure(error.to_string()),
+        }
+    }
+
     fn skill(&self, name: &str) -> ToolOutcome {
         match self.skills.iter().find(|s| s.name == name) {
             Some(skill) => success(skill.instructions.clone()),
@@ -527,7 +662,7 @@ impl<S: SessionStore + Http + Clock, D: DocStore> BotTools<'_, S, D> {
     }
 }
 
-impl<S: SessionStore + Http + Clock, D: DocStore> ToolSet for BotTools<'_, S, D> {
+impl<S: SessionStore + Http + Clock + Random, D: DocStore> ToolSet for BotTools<'_, S, D> {
     type Arguments = BotCall;
 
     fn definitions(&self) -> Vec<ToolDefinition> {
@@ -567,16 +702,17 @@ impl<S: SessionStore + Http + Clock, D: DocStore> ToolSet for BotTools<'_, S, D>
 
     fn kind(&self, name: &str) -> ToolKind {
         match name {
-            CHAT_HISTORY => ToolKind::Search,
+            CHAT_HISTORY | MEMORY_SEARCH => ToolKind::Search,
             LIBRARY_LIST | LIBRARY_READ | SKILL => ToolKind::Read,
+            MEMORY_SAVE | MEMORY_UPDATE => ToolKind::Edit,
+            MEMORY_FORGET => ToolKind::Delete,
             _ => ToolKind::Other,
         }
     }
 
     fn prepare(&self, name: &str, arguments_json: &str) -> Prepared<BotCall> {
         let title = name.to_owned();
-        let own = [CHAT_HISTORY, LIBRARY_LIST, LIBRARY_READ].contains(&name)
-            || (name == SKILL && !self.skills.is_empty());
+        let own = OWN_TOOLS.contains(&name) || (name == SKILL && !self.skills.is_empty());
         let call = if own {
             BotCall::decode(name, arguments_json)
         } else if let Some((_, server, tool)) = self.mcp_names.iter().find(|(n, _, _)| n == name) {
@@ -621,6 +757,10 @@ impl<S: SessionStore + Http + Clock, D: DocStore> ToolSet for BotTools<'_, S, D>
                 self.library_read(id, *offset, *length).await
             }
             BotCall::Skill { name } => self.skill(name),
+            BotCall::MemorySave { .. }
+            | BotCall::MemorySearch { .. }
+            | BotCall::MemoryUpdate { .. }
+            | BotCall::MemoryForget { .. } => self.memory(&call.arguments).await,
             BotCall::Mcp {
                 server,
                 tool,
@@ -649,13 +789,24 @@ mod tests {
             CHAT_HISTORY_SCHEMA,
             LIBRARY_LIST_SCHEMA,
             LIBRARY_READ_SCHEMA,
+            MEMORY_SAVE_SCHEMA,
+            MEMORY_SEARCH_SCHEMA,
+            MEMORY_UPDATE_SCHEMA,
+            MEMORY_FORGET_SCHEMA,
+            SKILL_SCHEMA,
         ] {
             let value: Value = serde_json::from_str(schema).unwrap();
             assert_eq!(value.to_string(), schema);
         }
         let read: Value = serde_json::from_str(LIBRARY_READ_SCHEMA).unwrap();
         assert_eq!(read["properties"]["length"]["maximum"], MAX_READ);
-        assert_eq!(definitions().len(), 3);
+        let save: Value = serde_json::from_str(MEMORY_SAVE_SCHEMA).unwrap();
+        assert_eq!(
+            save["properties"]["text"]["maxLength"],
+            crate::bot::memory::MAX_TEXT_CHARS
+        );
+        let names: Vec<String> = definitions().into_iter().map(|d| d.name).collect();
+        assert_eq!(names, OWN_TOOLS);
     }
 
     #[test]
@@ -684,5 +835,25 @@ mod tests {
         assert!(refused(CHAT_HISTORY, r#"{"who":1}"#).contains("unknown field \\\"who\\\""));
         assert!(refused(LIBRARY_READ, "{}").contains("needs the id"));
         assert!(refused(LIBRARY_READ, r#"{"id":"nope"}"#).contains("not a library id"));
+        assert_eq!(
+            BotCall::decode(MEMORY_FORGET, r#"{"id":"mem:00000000000a"}"#),
+            Ok(BotCall::MemoryForget {
+                id: MemoryId::parse("00000000000a").unwrap()
+            })
+        );
+        assert_eq!(
+            BotCall::decode(MEMORY_UPDATE, r#"{"id":"00000000000a","text":" tea "}"#),
+            Ok(BotCall::MemoryUpdate {
+                id: MemoryId::parse("00000000000a").unwrap(),
+                text: "tea".into()
+            })
+        );
+        assert!(refused(MEMORY_SAVE, r#"{"text":""}"#).contains("empty"));
+        assert!(refused(
+            MEMORY_SAVE,
+            &format!(r#"{{"text":"{}"}}"#, "x".repeat(4001))
+        )
+        .contains("4001"));
+        assert!(refused(MEMORY_FORGET, r#"{"id":"mem:x"}"#).contains("not a memory id"));
     }
 }

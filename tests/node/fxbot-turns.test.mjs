@@ -264,10 +264,10 @@ describe('createFxbot: the turn on the agent', () => {
     await untilEnd(fxbot, bot.id, 1);
     const [request] = net.chats();
     const names = request.body.tools.map((t) => t.name);
-    assert.deepEqual(names, ['chat_history', 'library_list', 'library_read']);
+    assert.deepEqual(names, ['chat_history', 'library_list', 'library_read', 'memory_save', 'memory_search', 'memory_update', 'memory_forget']);
     const system = request.body.prompt.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
     assert.doesNotMatch(system, /no tools/i);
-    assert.match(system, /Your tools in this session: chat_history, library_list, library_read\./);
+    assert.match(system, /Your tools in this session: chat_history, library_list, library_read, memory_save, memory_search, memory_update, memory_forget\./);
     await fxbot.close();
   });
 

@@ -83,7 +83,7 @@ memory.commit('k', 'text', undefined);
 export { summary, roundTrip, syncRevision, removed, closing, bad, idbStore };
 
 import { createFxbot, isBotId, MAX_PINNED, FxbotErrorCodes } from ${JSON.stringify(entry)};
-import type { Addon, AddonPatch, AddonRef, Fxbot, FxbotError, FxbotOptions, LibraryItem, McpServer, McpTool, NewServer, NewSkill, Profile, Provider, Sent, SignIn, Skill } from ${JSON.stringify(entry)};
+import type { Memory, MemoryHit, Addon, AddonPatch, AddonRef, Fxbot, FxbotError, FxbotOptions, LibraryItem, McpServer, McpTool, NewServer, NewSkill, Profile, Provider, Sent, SignIn, Skill } from ${JSON.stringify(entry)};
 
 async function useFxbot(options: FxbotOptions): Promise<string[]> {
   const fxbot: Fxbot = await createFxbot(options);
@@ -104,6 +104,11 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
     const e = error as FxbotError;
     out.push(e.code, String(e.status));
   }
+  const memory: Memory = await fxbot.memories.add(bot.id, 'Likes tea.');
+  const hits: MemoryHit[] = await fxbot.memories.search(bot.id, 'tea', { limit: 3 });
+  await fxbot.memories.update(bot.id, "mem:" + memory.id, "Likes green tea.");
+  out.push(String(hits[0]?.score), (await fxbot.memories.list(bot.id))[0].savedBy);
+  await fxbot.memories.remove(bot.id, memory.id);
   const skill: Skill = await fxbot.addons.addSkill({ markdown: '---\\nname: review\\ndescription: d\\n---\\nx' } satisfies NewSkill);
   const fromUrl: Skill = await fxbot.addons.addSkill({ url: 'https://skills.example/SKILL.md' });
   const newServer: NewServer = { url: 'https://mcp.example/mcp', name: 'issues', headers: { 'X-Api-Key': 'k' } };

@@ -283,6 +283,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 })?;
         }
         self.unassign(id).await?;
+        self.forget_all(id).await?;
         store::remove(&self.docs, &keys::chat(id)).await?;
         store::remove(&self.docs, &keys::bot(id)).await?;
         Ok(())

@@ -31,13 +31,14 @@ use super::super::ids::{BotId, LibraryId, MessageId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
-use super::super::skill;
 use super::super::store::{self, load};
 use super::super::stream::{Ending, SavedFile, TurnStart};
 use super::super::tools::{mcp_names, BotTools, ServerTools};
 use super::super::upload::{check_message, message_id, CheckedMessage, FileKind, MessageError};
+use super::super::{memory, skill};
 use super::addons::TurnAddons;
 use super::claim::CLAIM_ROUNDS;
+use super::memories::list_memories;
 use super::ui::{prompt_text, LockGuard};
 use super::{not_found, Fxbot};
 
@@ -490,11 +491,14 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             .iter()
             .map(|s| (s.name.as_str(), s.description.as_str()))
             .collect();
+        let window = instructions::window_of(model);
+        let memories = list_memories(&self.docs, id).await?;
         let system = instructions::assemble(
             &bot.fields.name,
             &bot.fields.instructions,
             bot.handoff.as_deref(),
-            &skill::list_within(&listed, instructions::window_of(model)),
+            &memory::within_budget(&memories, window),
+            &skill::list_within(&listed, window),
         );
         Ok((text, images, system))
     }
@@ -523,6 +527,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             docs: &self.docs,
             bot: &bot,
             session_id: &session_id,
+            message_id: message_id.as_str(),
             skills: &skills,
             mcp_names: mcp_names(&servers),
             servers,

@@ -21,6 +21,7 @@ pub mod bots;
 pub mod chat;
 mod claim;
 pub mod library;
+pub mod memories;
 pub mod providers;
 pub mod signin;
 pub mod stream;

@@ -170,6 +170,8 @@ export async function createFxbot(options = {}) {
       list: () => core.providersList(),
       get: (providerId) => core.providersGet(providerId),
       add: (provider) => core.providersAdd(provider),
+      update: (providerId, patch) => core.providersUpdate(providerId, patch),
+      models: (providerId, modelsOptions) => core.providersModels(providerId, modelsOptions?.refresh === true),
       remove: (providerId) => core.providersRemove(providerId).then(() => undefined),
     },
     signIns: {

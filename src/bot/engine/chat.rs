@@ -17,9 +17,11 @@ use crate::agent::front::Loaded;
 use crate::agent::prompt::{Prompt, PromptImage};
 use crate::agent::protocol::AiGateway;
 use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
+use crate::bot::kinds::{Kind, Protocol};
 use crate::caps::acp::{StopReason, Usage};
 use crate::caps::{DocStore, Host};
 use crate::log::view::TurnView;
+use crate::providers::BotProtocol;
 
 use super::super::docs::bot::BotDoc;
 use super::super::docs::chat::{
@@ -66,6 +68,9 @@ struct Route {
     model: String,
     token: Option<String>,
     team: Option<String>,
+    /// The provider's kind and the base URL its model calls go under.
+    kind: Kind,
+    base: String,
 }
 
 /// What the claim of a message gave.
@@ -347,10 +352,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             return Err(FxbotError::NoModel);
         }
         let token = self.credential(provider_id, &provider).await?;
+        let base = self.base_of(&provider);
         Ok(Route {
             model,
             token,
             team: provider.team_id,
+            kind: provider.kind,
+            base,
         })
     }
 
@@ -468,8 +476,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             bot: &bot,
             session_id: &session_id,
         };
-        let protocol = AiGateway {
-            endpoint: &self.config.endpoint,
+        let protocol = match route.kind.info().protocol {
+            Protocol::Gateway => BotProtocol::Gateway(AiGateway {
+                endpoint: &self.config.endpoint,
+            }),
+            _ => BotProtocol::wire(route.kind, route.base.clone()),
         };
         let plan = TurnPlan {
             protocol: &protocol,

@@ -1,10 +1,11 @@
 // Providers of part 2 (issue 20) through createFxbot's public API, against the fake providers
 // on 127.0.0.1 (tests/support/fake-providers.mjs, each protocol's real SSE format): the kinds
 // table; the key check (401 -> 400 "The provider rejected this key.", 404 passes, 500 -> 502);
-// the baseUrl rules; providers.update and providers.models; and a bot on a `custom`, `openai`,
-// `anthropic`, `google` and `xai` provider completing a turn with one `library_list` call, its
-// reply streamed through chat.stream and its usage in turn_end, the request sent to the kind's
-// endpoint with its auth header.
+// the baseUrl rules; providers.update and providers.models (Ollama's reported context window,
+// and contextWindow over it); and a bot on a provider of each key and server kind but `gateway`
+// (13 kinds: four protocols) completing a turn with one `library_list` call, its reply streamed
+// through chat.stream and its usage in turn_end, the request sent to the kind's endpoint with
+// its auth header.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -124,9 +125,32 @@ describe('providers of every kind', () => {
     await fxbot.close();
   });
 
+  test("Ollama's reported context window shows, and contextWindow overrides it", async () => {
+    const { fxbot } = await open();
+    const ollama = await fxbot.providers.add({ kind: 'ollama', baseUrl: fake.origin, apiKey: KEY });
+    assert.deepEqual([ollama.name, ollama.baseUrl, ollama.contextWindow], ['Ollama', fake.origin, null]);
+    assert.deepEqual(await fxbot.providers.models(ollama.id), [{ id: 'llama3.2:latest', contextWindow: 8192 }]);
+    await fxbot.providers.update(ollama.id, { contextWindow: 4096 });
+    assert.deepEqual(await fxbot.providers.models(ollama.id), [{ id: 'llama3.2:latest', contextWindow: 4096 }]);
+    const show = fake.requests.filter((r) => r.path === '/api/show');
+    assert.deepEqual(show.at(-1).body, { model: 'llama3.2:latest' });
+    await fxbot.close();
+  });
+
+  const bearer = ['authorization', `Bearer ${KEY}`];
+  const chat = (base) => () => `${base()}/chat/completions`;
+  const server = (kind) => [kind, () => ({ baseUrl: fake.origin }), () => `${fake.origin}/v1/chat/completions`, bearer];
   for (const [kind, extra, endpoint, auth] of [
-    ['custom', () => ({ baseUrl: `${fake.origin}/v1` }), () => `${fake.origin}/v1/chat/completions`, ['authorization', `Bearer ${KEY}`]],
-    ['xai', () => ({}), () => 'https://api.x.ai/v1/chat/completions', ['authorization', `Bearer ${KEY}`]],
+    ['custom', () => ({ baseUrl: `${fake.origin}/v1` }), () => `${fake.origin}/v1/chat/completions`, bearer],
+    server('ollama'),
+    server('lmstudio'),
+    server('llamacpp'),
+    server('vllm'),
+    ['xai', () => ({}), chat(() => 'https://api.x.ai/v1'), bearer],
+    ['groq', () => ({}), chat(() => 'https://api.groq.com/openai/v1'), bearer],
+    ['mistral', () => ({}), chat(() => 'https://api.mistral.ai/v1'), bearer],
+    ['deepseek', () => ({}), chat(() => 'https://api.deepseek.com/v1'), bearer],
+    ['openrouter', () => ({}), chat(() => 'https://openrouter.ai/api/v1'), bearer],
     ['openai', () => ({}), () => 'https://api.openai.com/v1/responses', ['authorization', `Bearer ${KEY}`]],
     ['anthropic', () => ({}), () => 'https://api.anthropic.com/v1/messages', ['x-api-key', KEY]],
     ['google', () => ({}), () => 'https://generativelanguage.googleapis.com/v1beta/models/fake-model:streamGenerateContent?alt=sse', ['x-goog-api-key', KEY]],
@@ -143,11 +167,15 @@ describe('providers of every kind', () => {
       const tools = lines.filter((l) => l.type === 'tool_call');
       assert.ok(tools.some((l) => JSON.stringify(l).includes('library_list')), JSON.stringify(lines.map((l) => l.type)));
       assert.ok(end.usage.inputTokens >= 120 && end.usage.outputTokens >= 9, JSON.stringify(end.usage));
-      const calls = fetch.sent.filter((s) => s.method === 'POST');
+      const calls = fetch.sent.filter((s) => s.method === 'POST' && !s.url.endsWith('/api/show'));
       assert.equal(calls.length, 2, 'two steps: the call, then the answer');
       for (const call of calls) {
         assert.equal(call.url, endpoint());
         assert.equal(call.headers[auth[0]], auth[1]);
+      }
+      if (kind === 'openrouter') {
+        assert.equal(fetch.sent[0].url, 'https://openrouter.ai/api/v1/key', 'OpenRouter checks the key with /key (its /models is public)');
+        assert.equal(calls[0].headers['x-title'], 'fx');
       }
       if (kind === 'anthropic') {
         assert.equal(calls[0].headers['anthropic-dangerous-direct-browser-access'], 'true');

@@ -141,6 +141,17 @@ export async function fakeProviders({ key = null, models = ['fake-model'] } = {}
         res.end(JSON.stringify({ error: { message: 'not here' } }));
         return;
       }
+      // Ollama's own API: its model list and each model's context window.
+      if (req.method === 'GET' && url.pathname === '/api/tags') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ models: [{ name: 'llama3.2:latest', model: 'llama3.2:latest', size: 2019393189, details: { family: 'llama' } }] }));
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/api/show') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ parameters: 'stop "<|eot_id|>"', model_info: { 'general.architecture': 'llama', 'llama.context_length': 8192 } }));
+        return;
+      }
       if (req.method === 'GET' && url.pathname.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         const list = gemini

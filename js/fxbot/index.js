@@ -160,10 +160,7 @@ export async function createFxbot(options = {}) {
         return turnsFromLines(batch.lines);
       },
       stop: (botId) => core.stop(botId),
-      async earlier(botId) {
-        await core.botsGet(botId);
-        return [];
-      },
+      earlier: (botId) => core.earlier(botId),
     },
     providers: {
       kinds,

@@ -238,6 +238,11 @@ impl FxbotCore {
             .await)
     }
 
+    /// `chat.earlier(botId)`: the chats provider switches moved aside.
+    pub fn earlier(&self, bot: JsValue) -> Promise {
+        call!(self, |e| e.chat_earlier(&bot_id(&bot)?).await)
+    }
+
     #[wasm_bindgen(js_name = providersRemove)]
     pub fn providers_remove(&self, id: JsValue) -> Promise {
         call!(self, |e| e

@@ -15,13 +15,11 @@ use serde_json::Value;
 use crate::agent::context::ContextPolicy;
 use crate::agent::front::Loaded;
 use crate::agent::prompt::{Prompt, PromptImage};
-use crate::agent::protocol::AiGateway;
 use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
-use crate::bot::kinds::{Kind, Protocol};
+use crate::bot::kinds::Kind;
 use crate::caps::acp::{StopReason, Usage};
 use crate::caps::{DocStore, Host};
 use crate::log::view::TurnView;
-use crate::providers::BotProtocol;
 
 use super::super::docs::bot::BotDoc;
 use super::super::docs::chat::{
@@ -476,12 +474,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             bot: &bot,
             session_id: &session_id,
         };
-        let protocol = match route.kind.info().protocol {
-            Protocol::Gateway => BotProtocol::Gateway(AiGateway {
-                endpoint: &self.config.endpoint,
-            }),
-            _ => BotProtocol::wire(route.kind, route.base.clone()),
-        };
+        let protocol = self.protocol_for(route.kind, route.base.clone());
         let plan = TurnPlan {
             protocol: &protocol,
             tools: &tools,

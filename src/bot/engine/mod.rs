@@ -18,6 +18,7 @@
 pub mod bots;
 pub mod chat;
 mod claim;
+mod handoff;
 pub mod library;
 pub mod providers;
 pub mod signin;

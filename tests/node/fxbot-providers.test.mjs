@@ -184,4 +184,39 @@ describe('providers of every kind', () => {
       await fxbot.close();
     });
   }
+
+  test('a provider switch hands the chat off: a new chat, earlier, handoff, chat_end to an open stream', async () => {
+    const { fxbot } = await open();
+    const local = await fxbot.providers.add({ kind: 'custom', baseUrl: `${fake.origin}/v1`, apiKey: KEY, model: 'fake-model' });
+    const openai = await fxbot.providers.add({ kind: 'openai', apiKey: KEY, model: 'fake-model' });
+    const bot = await fxbot.bots.create({ name: 'Ada', provider: local.id, model: 'fake-model' });
+    await turn(fxbot, bot.id);
+    const old = (await fxbot.bots.get(bot.id)).sessionId;
+    // A stream that follows the chat, open across the switch.
+    const seen = [];
+    const reading = (async () => {
+      for await (const line of fxbot.chat.stream(bot.id, 0)) seen.push(line);
+    })();
+    while (!seen.some((l) => l.type === 'turn_end')) await new Promise((r) => setTimeout(r, 5));
+    const updated = await fxbot.bots.update(bot.id, { provider: openai.id });
+    assert.deepEqual([updated.provider, updated.model, updated.handoff], [openai.id, '', 'You have no files yet.']);
+    assert.ok(updated.sessionId && updated.sessionId !== old, 'a new chat');
+    const summaryCall = fake.calls().at(-1);
+    assert.equal(summaryCall.protocol, 'chat', 'the old provider summarized');
+    assert.match(JSON.stringify(summaryCall.body), /what files do I have\?/);
+    await reading;
+    assert.deepEqual(seen.at(-1), { type: 'chat_end', cursor: 2 * 2 ** 21, reason: 'handoff', nextSessionId: updated.sessionId });
+    const earlier = await fxbot.chat.earlier(bot.id);
+    assert.equal(earlier.length, 1);
+    assert.deepEqual([earlier[0].sessionId, earlier[0].provider, earlier[0].model, earlier[0].handoff], [old, local.id, 'fake-model', null]);
+    // The next turn runs on the new provider, the handoff in its instructions.
+    const sent = await fxbot.chat.send(bot.id, { text: 'and now?', messageId: 'm2' });
+    assert.equal(sent.sessionId, updated.sessionId);
+    for await (const line of fxbot.chat.stream(bot.id, 0)) if (line.type === 'turn_end') break;
+    const next = fake.calls().at(-1);
+    assert.equal(next.protocol, 'responses');
+    assert.match(next.body.instructions, /You have no files yet\./);
+    assert.ok(!JSON.stringify(next.body.input).includes('what files do I have'), 'the new chat starts empty');
+    await fxbot.close();
+  });
 });

@@ -9,7 +9,7 @@
 //
 // Each answers its model list (GET .../models) and, for a model call, a scripted turn: the first
 // step calls `library_list` (its arguments split across two deltas), the step after the tool
-// result answers text with usage. `key` (when set) is the only key accepted: another gets 401.
+// result answers text with usage (and so does a provider switch's summary request). `key` (when set) is the only key accepted: another gets 401.
 // `hostFetch(fake)` is a fetch that sends the fixed base URLs of the key kinds to the fake.
 
 import http from 'node:http';
@@ -28,10 +28,13 @@ const FIXED = {
 const sse = (events) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
 const named = (events) => events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 
+/** A provider switch's summary request (answered with the text at once). */
+const summary = (body) => JSON.stringify(body).includes('handing this conversation over');
+
 /** The steps of a scripted turn per protocol: a tool call, then text. */
 const turns = {
   chat(body) {
-    const answered = body.messages.some((m) => m.role === 'tool');
+    const answered = summary(body) || body.messages.some((m) => m.role === 'tool');
     const chunk = (delta, finish = null) => ({
       id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1764730000, model: body.model,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null,
@@ -51,7 +54,7 @@ const turns = {
     return sse([chunk({ role: 'assistant', content: '' }), chunk({ content: 'You have ' }), chunk({ content: 'no files yet.' }), chunk({}, 'stop'), usage]) + 'data: [DONE]\n\n';
   },
   responses(body) {
-    const answered = body.input.some((i) => i.type === 'function_call_output');
+    const answered = summary(body) || body.input.some((i) => i.type === 'function_call_output');
     const created = { type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', model: body.model, output: [] } };
     const completed = { type: 'response.completed', sequence_number: 9, response: { id: 'resp_1', object: 'response', status: 'completed', model: body.model, output: [],
       usage: { input_tokens: 120, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 129 } } };
@@ -76,7 +79,7 @@ const turns = {
     ]);
   },
   anthropic(body) {
-    const answered = body.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
+    const answered = summary(body) || body.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
     const start = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null,
       usage: { input_tokens: 120, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } };
     if (!answered) {
@@ -102,7 +105,7 @@ const turns = {
     ]);
   },
   gemini(body) {
-    const answered = body.contents.some((c) => c.parts.some((p) => p.functionResponse));
+    const answered = summary(body) || body.contents.some((c) => c.parts.some((p) => p.functionResponse));
     const usage = { promptTokenCount: 120, candidatesTokenCount: 9, totalTokenCount: 129 };
     const chunk = (parts, finishReason) => ({ candidates: [{ content: { parts, role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }], usageMetadata: usage, modelVersion: 'gemini-fake' });
     const frame = (events) => events.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`).join('');

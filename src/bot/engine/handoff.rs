@@ -285,6 +285,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         self.update_chat(id, &mut |doc| doc.earlier.push(earlier.clone()))
             .await?;
         self.agent.release_session(old_session);
+        self.handed_off(id, &new_session);
         Ok(written)
     }
 

@@ -194,3 +194,56 @@ fn an_anthropic_turn() {
     assert_eq!(sent["messages"][0]["role"], "user");
     assert_eq!(sent["max_tokens"], 8192);
 }
+
+/// `Provider.error`: a key refused at use (401) says so; the next turn that works clears it; a
+/// model list that fails says why.
+#[test]
+fn provider_error_when_its_agent_does_not_start() {
+    let host = FakeHost::new();
+    host.state.borrow_mut().catalog = Some(br#"{"data":[{"id":"m"}]}"#.to_vec());
+    let fxbot = Fxbot::new(host.clone(), MemoryDocStore::new(), engine_config("p1"));
+    let provider =
+        block_on(fxbot.providers_add(arg(json!({"kind": "xai", "apiKey": "sk-1", "model": "m"}))))
+            .unwrap();
+    let pid = bot_args::pid(provider["id"].as_str().unwrap());
+    let bot = block_on(fxbot.bots_create(arg(json!({"provider": provider["id"]})))).unwrap();
+    let id = bot.id.to_string();
+    host.reply(Reply::Body {
+        status: 401,
+        chunks: vec![br#"{"error":{"message":"Incorrect API key provided"}}"#.to_vec()],
+        retry_after: None,
+    });
+    let (_, pending) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "hi", "messageId": "m1"}),
+    ))
+    .unwrap();
+    block_on(fxbot.run(pending.unwrap()));
+    let error = block_on(fxbot.providers_get(&pid)).unwrap()["error"].clone();
+    assert_eq!(error, "The provider rejected this key.");
+    host.reply(body(
+        &[
+            chat_chunk(json!({"content": "ok"}), json!("stop")),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat(),
+    ));
+    let (_, pending) = block_on(send_json(
+        &fxbot,
+        &id,
+        &json!({"text": "again", "messageId": "m2"}),
+    ))
+    .unwrap();
+    block_on(fxbot.run(pending.unwrap()));
+    assert_eq!(
+        block_on(fxbot.providers_get(&pid)).unwrap()["error"],
+        Value::Null
+    );
+    // The model list answers 500: 502, and the error says why.
+    host.state.borrow_mut().catalog = None;
+    let failed = block_on(fxbot.providers_models(&pid, true)).unwrap_err();
+    assert_eq!(failed.status(), 502);
+    let error = block_on(fxbot.providers_get(&pid)).unwrap()["error"].clone();
+    assert!(error.as_str().unwrap().contains("answered 500"), "{error}");
+}

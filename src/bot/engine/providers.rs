@@ -229,7 +229,13 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             return Ok(models_json(&list.models, doc.context_window));
         }
         let key = self.credential(id, &doc).await?;
-        let fetched = self.fetch_models(&doc, key.as_deref()).await?;
+        let fetched = match self.fetch_models(&doc, key.as_deref()).await {
+            Ok(fetched) => fetched,
+            Err(error) => {
+                self.set_provider_error(id, Some(error.to_string())).await;
+                return Err(error);
+            }
+        };
         let models = fetched
             .as_ref()
             .map(|l| l.models.clone())
@@ -241,6 +247,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             |current| match current {
                 Some(current) => {
                     current.models = fetched.clone();
+                    current.error = None;
                     Ok(Step::Write(()))
                 }
                 None => Ok(Step::Keep(())),
@@ -248,6 +255,24 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         )
         .await?;
         Ok(models_json(&models, doc.context_window))
+    }
+
+    /// Sets (or clears) `Provider.error`, why its agent didn't start (best effort: a store
+    /// failure here leaves it as it was).
+    pub(super) async fn set_provider_error(&self, id: &ProviderId, error: Option<String>) {
+        let _ = store::update::<ProviderDoc, D, ()>(
+            &self.docs,
+            &provider_key(id),
+            || None,
+            |current| match current {
+                Some(current) if current.error != error => {
+                    current.error = error.clone();
+                    Ok(Step::Write(()))
+                }
+                _ => Ok(Step::Keep(())),
+            },
+        )
+        .await;
     }
 
     /// The base URL model calls of `doc` go under.

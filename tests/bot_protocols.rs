@@ -386,3 +386,18 @@ fn gemini_model_in_the_url() {
         .build(&call)
         .is_err());
 }
+
+/// Chat Completions reasoning under either name, read once when a server sends both.
+#[test]
+fn chat_reasoning_names() {
+    let stream = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"a\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"b\",\"reasoning\":\"b\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let (events, finished) = decode(Kind::Openrouter, &[stream.as_bytes()]);
+    assert!(finished);
+    assert_eq!(events[0], SseEvent::ReasoningDelta("ab".to_owned()));
+    assert_eq!(events[1], SseEvent::TextDelta("c".to_owned()));
+}

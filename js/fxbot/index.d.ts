@@ -1,7 +1,8 @@
 // Types of fx-wasm/fxbot: `createFxbot()` and the object it resolves to (fxbot DESIGN §3.2,
-// §3.3). Part 1 of the design: bots, chats, the two provider kinds `gateway` and `vercel`,
-// settings' `defaultProvider`, the library. Memories, add-ons, sign-ins and the provider switch
-// follow. Shape, Color and the kinds table are reconstructed (the seed lost their tables).
+// §3.3). Bots, chats, settings' `defaultProvider`, the library; providers of every kind of the
+// kinds table (§4.3: key and server kinds added with `providers.add`, the Vercel sign-in; the
+// ChatGPT and Grok sign-ins follow) and the provider switch (§10). Memories and add-ons follow.
+// Shape, Color and the kinds table are reconstructed (the seed lost their tables).
 
 import type { FxbotErrorCode, StreamLine, Turn, Upload } from './client.js';
 import type { FxbotStore } from './stores.js';

@@ -116,10 +116,10 @@ pub(super) fn data(state: &mut WireState, value: &Value, out: &mut Vec<SseEvent>
         return Next::Continue;
     };
     if let Some(delta) = choice.get("delta") {
-        for key in ["reasoning_content", "reasoning"] {
-            if let Some(t) = text(delta, key) {
-                WireState::text(out, t, true);
-            }
+        // DeepSeek and vLLM say `reasoning_content`, OpenRouter and Ollama `reasoning` (a
+        // server that sends both repeats itself: one is read).
+        if let Some(t) = text(delta, "reasoning_content").or_else(|| text(delta, "reasoning")) {
+            WireState::text(out, t, true);
         }
         if let Some(t) = text(delta, "content") {
             WireState::text(out, t, false);

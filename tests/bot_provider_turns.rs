@@ -247,3 +247,51 @@ fn provider_error_when_its_agent_does_not_start() {
     let error = block_on(fxbot.providers_get(&pid)).unwrap()["error"].clone();
     assert!(error.as_str().unwrap().contains("answered 500"), "{error}");
 }
+
+/// The key check: 401 and 403 are 400 "The provider rejected this key."; so is Gemini's 400
+/// `API_KEY_INVALID`; a 404 passes with no list; 500 and a 400 about something else are 502.
+#[test]
+fn key_check_statuses() {
+    for (kind, status, answer, expected) in [
+        (
+            "openai",
+            401,
+            r#"{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}"#,
+            400,
+        ),
+        ("mistral", 403, "{}", 400),
+        (
+            "google",
+            400,
+            r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}}"#,
+            400,
+        ),
+        ("groq", 404, "", 200),
+        ("deepseek", 500, "", 502),
+        ("xai", 400, r#"{"error":"bad request: unknown field"}"#, 502),
+    ] {
+        let host = FakeHost::new();
+        let answer = answer.as_bytes().to_vec();
+        host.state.borrow_mut().router =
+            Some(std::rc::Rc::new(move |_: &fx_wasm::caps::HttpRequest| {
+                Some((status, answer.clone()))
+            }));
+        let fxbot = Fxbot::new(host.clone(), MemoryDocStore::new(), engine_config("p1"));
+        let added = block_on(fxbot.providers_add(arg(json!({"kind": kind, "apiKey": "sk-x"}))));
+        match (expected, added) {
+            (200, Ok(provider)) => {
+                let models = block_on(
+                    fxbot.providers_models(&bot_args::pid(provider["id"].as_str().unwrap()), false),
+                );
+                assert_eq!(models.unwrap(), json!([]), "{kind}: a 404 keeps no list");
+            }
+            (_, Err(error)) => {
+                assert_eq!(error.status(), expected, "{kind} {status}: {error}");
+                if expected == 400 {
+                    assert_eq!(error.to_string(), "The provider rejected this key.");
+                }
+            }
+            (_, Ok(_)) => panic!("{kind} {status} was added"),
+        }
+    }
+}

@@ -340,12 +340,12 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         key: Option<&str>,
     ) -> Result<Option<ModelList>, FxbotError> {
         let info = doc.kind.info();
-        let check = |status: u16| match status {
+        let check = |status: u16, body: &[u8]| match status {
             200..=299 => Ok(true),
             404 => Ok(false),
-            401 | 403 => Err(FxbotError::Invalid {
-                message: "The provider rejected this key.".to_owned(),
-            }),
+            401 | 403 => Err(rejected()),
+            // Gemini and xAI answer a bad key with 400 (`API_KEY_INVALID`, "Incorrect API key").
+            400 if names_a_bad_key(body) => Err(rejected()),
             other => Err(FxbotError::ProviderFailed {
                 message: format!(
                     "the {} provider answered {other} to the model list; try again later",
@@ -354,11 +354,11 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             }),
         };
         if info.check_path != info.models_path {
-            let (status, _) = self.provider_call(doc, key, info.check_path, None).await?;
-            check(status)?;
+            let (status, body) = self.provider_call(doc, key, info.check_path, None).await?;
+            check(status, &body)?;
         }
         let (status, body) = self.provider_call(doc, key, info.models_path, None).await?;
-        if !check(status)? {
+        if !check(status, &body)? {
             return Ok(None);
         }
         let Some(mut models) = parse_model_list(&body) else {
@@ -499,4 +499,21 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         crate::auth::secret::wipe(bytes);
         stored
     }
+}
+
+fn rejected() -> FxbotError {
+    FxbotError::Invalid {
+        message: "The provider rejected this key.".to_owned(),
+    }
+}
+
+/// A 400's body that says the key is bad (`API_KEY_INVALID`, "API key not valid", "Incorrect
+/// API key provided", "invalid api key").
+fn names_a_bad_key(body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(body).to_ascii_lowercase();
+    text.contains("api_key_invalid")
+        || (text.contains("api key")
+            && ["invalid", "incorrect", "not valid"]
+                .iter()
+                .any(|w| text.contains(w)))
 }

@@ -5,112 +5,140 @@
 //! `input_json_delta`), `content_block_stop`, `message_delta` (`stop_reason`, output usage),
 //! `message_stop`, `ping` and `error`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::agent::protocol::ModelCall;
 use crate::gateway::events::FinishReason;
 use crate::gateway::request::ToolChoice;
 use crate::gateway::{AssistantPart, Message, SseEvent, UserPart};
 
-use super::{arguments, count, description, split_system, text, Next, WireState};
+use super::json::Json;
+use super::{count, description, split_system, text, Next, WireState};
 
 /// `max_tokens` when the catalog says nothing (the field is required).
 pub const DEFAULT_MAX_TOKENS: u64 = 8192;
 
-/// Appends `blocks` as a message of `role`, merged into the last one of the same role (the API
-/// wants the roles to alternate: tool results and the next text are one user message).
-pub(super) fn push(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>, key: &str) {
-    if blocks.is_empty() {
+/// The role a message goes under (Anthropic and Gemini want the roles to alternate: tool
+/// results and the next text are one user message), or `None` when it has nothing to send.
+pub(super) fn role_of(message: &Message, assistant: &'static str) -> Option<&'static str> {
+    let has = match message {
+        Message::System { content, .. } => !content.is_empty(),
+        Message::User { parts } => parts
+            .iter()
+            .any(|p| !matches!(p, UserPart::Text(t) if t.is_empty())),
+        Message::Assistant { parts } => parts
+            .iter()
+            .any(|p| !matches!(p, AssistantPart::Text(t) if t.is_empty())),
+        Message::Tool { results } => !results.is_empty(),
+    };
+    let role = match message {
+        Message::Assistant { .. } => assistant,
+        _ => "user",
+    };
+    has.then_some(role)
+}
+
+/// Opens a message of `role` under `key`, or goes on in the open one of the same role.
+pub(super) fn turn(j: &mut Json, open: &mut Option<&'static str>, role: &'static str, key: &str) {
+    if *open == Some(role) {
         return;
     }
-    if let Some(last) = messages.last_mut() {
-        if last.get("role").and_then(Value::as_str) == Some(role) {
-            if let Some(Value::Array(parts)) = last.get_mut(key) {
-                parts.extend(blocks);
-                return;
-            }
-        }
+    if open.is_some() {
+        j.end(']').end('}');
     }
-    messages.push(json!({"role": role, key: blocks}));
+    j.obj().pair("role", role).key(key).list();
+    *open = Some(role);
 }
 
 /// The request body.
-pub fn body(call: &ModelCall<'_>) -> Value {
+pub fn body(call: &ModelCall<'_>) -> String {
     let (system, rest) = split_system(call.messages);
-    let mut messages = Vec::new();
-    for message in rest {
-        let (role, blocks): (&str, Vec<Value>) = match message {
-            Message::System { content, .. } => {
-                ("user", vec![json!({"type": "text", "text": content})])
-            }
-            Message::User { parts } => (
-                "user",
-                parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        UserPart::Text(t) if t.is_empty() => None,
-                        UserPart::Text(t) => Some(json!({"type": "text", "text": t})),
-                        UserPart::Image(i) => Some(json!({"type": "image", "source": {
-                    "type": "base64", "media_type": i.media_type, "data": i.data_base64}})),
-                    })
-                    .collect(),
-            ),
-            Message::Assistant { parts } => (
-                "assistant",
-                parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        AssistantPart::Text(t) if t.is_empty() => None,
-                        AssistantPart::Text(t) => Some(json!({"type": "text", "text": t})),
-                        AssistantPart::ToolCall(c) => Some(json!({"type": "tool_use", "id": c.id,
-                    "name": c.name, "input": arguments(&c.input)})),
-                    })
-                    .collect(),
-            ),
-            Message::Tool { results } => (
-                "user",
-                results
-                    .iter()
-                    .map(|r| {
-                        json!({
-                "type": "tool_result", "tool_use_id": r.tool_call_id, "content": r.output})
-                    })
-                    .collect(),
-            ),
-        };
-        push(&mut messages, role, blocks, "content");
-    }
     let max_tokens = call
         .model_info
         .and_then(|m| m.max_tokens)
         .unwrap_or(DEFAULT_MAX_TOKENS);
-    let mut body = json!({
-        "model": call.model,
-        "max_tokens": max_tokens,
-        "messages": messages,
-        "stream": true,
-    });
+    let mut j = Json::default();
+    j.obj().pair("model", call.model);
+    j.key("max_tokens").raw(&max_tokens.to_string());
+    j.key("stream").raw("true");
     if !system.is_empty() {
-        body["system"] = json!(system);
+        j.pair("system", &system);
     }
+    j.key("messages").list();
+    let mut open = None;
+    for message in rest {
+        let Some(role) = role_of(message, "assistant") else {
+            continue;
+        };
+        turn(&mut j, &mut open, role, "content");
+        match message {
+            Message::System { content, .. } => {
+                j.obj().pair("type", "text").pair("text", content).end('}');
+            }
+            Message::User { parts } => {
+                for part in parts {
+                    match part {
+                        UserPart::Text(t) if t.is_empty() => {}
+                        UserPart::Text(t) => {
+                            j.obj().pair("type", "text").pair("text", t).end('}');
+                        }
+                        UserPart::Image(i) => {
+                            j.obj().pair("type", "image").key("source").obj();
+                            j.pair("type", "base64").pair("media_type", &i.media_type);
+                            j.pair("data", &i.data_base64).end('}').end('}');
+                        }
+                    }
+                }
+            }
+            Message::Assistant { parts } => {
+                for part in parts {
+                    match part {
+                        AssistantPart::Text(t) if t.is_empty() => {}
+                        AssistantPart::Text(t) => {
+                            j.obj().pair("type", "text").pair("text", t).end('}');
+                        }
+                        AssistantPart::ToolCall(c) => {
+                            j.obj().pair("type", "tool_use").pair("id", &c.id);
+                            j.pair("name", &c.name).key("input").raw(c.input.get());
+                            j.end('}');
+                        }
+                    }
+                }
+            }
+            Message::Tool { results } => {
+                for r in results {
+                    j.obj().pair("type", "tool_result");
+                    j.pair("tool_use_id", &r.tool_call_id)
+                        .pair("content", &r.output);
+                    j.end('}');
+                }
+            }
+        }
+    }
+    if open.is_some() {
+        j.end(']').end('}');
+    }
+    j.end(']');
     if !call.tools.is_empty() {
-        let tools: Vec<Value> = call
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"name": t.name,
-            "description": description(&t.description), "input_schema": arguments(&t.input_schema)})
-            })
-            .collect();
-        body["tools"] = Value::Array(tools);
+        j.key("tools").list();
+        for t in call.tools {
+            j.obj().pair("name", &t.name);
+            j.pair("description", &description(&t.description));
+            j.key("input_schema").raw(t.input_schema.get()).end('}');
+        }
         let choice = match call.tool_choice {
             ToolChoice::Auto => "auto",
             ToolChoice::None => "none",
             ToolChoice::Required => "any",
         };
-        body["tool_choice"] = json!({"type": choice});
+        j.end(']')
+            .key("tool_choice")
+            .obj()
+            .pair("type", choice)
+            .end('}');
     }
-    body
+    j.end('}');
+    j.into_string()
 }
 
 /// One event payload.

@@ -4,88 +4,111 @@
 //! `tool_calls[]` assembled by `index`), a `finish_reason`, a last chunk with `usage`, and
 //! `data: [DONE]`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::agent::protocol::ModelCall;
 use crate::gateway::events::FinishReason;
 use crate::gateway::{AssistantPart, Message, SseEvent, UserPart};
 
+use super::json::Json;
 use super::{count, description, text, Next, WireState};
 
 /// The request body.
-pub fn body(call: &ModelCall<'_>) -> Value {
-    let mut messages = Vec::new();
+pub fn body(call: &ModelCall<'_>) -> String {
+    let mut j = Json::default();
+    j.obj().pair("model", call.model).key("messages").list();
     for message in call.messages {
         match message {
             Message::System { content, .. } => {
-                messages.push(json!({"role": "system", "content": content}));
+                j.obj()
+                    .pair("role", "system")
+                    .pair("content", content)
+                    .end('}');
             }
             Message::User { parts } => {
-                let content: Vec<Value> = parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        UserPart::Text(t) if t.is_empty() => None,
-                        UserPart::Text(t) => Some(json!({"type": "text", "text": t})),
-                        UserPart::Image(image) => Some(json!({"type": "image_url", "image_url": {
-                            "url": format!("data:{};base64,{}", image.media_type, image.data_base64)
-                        }})),
-                    })
-                    .collect();
-                // Plain text as a string: what every OpenAI-compatible server reads.
-                let content = match content.as_slice() {
-                    [one] if one.get("type") == Some(&json!("text")) => one["text"].clone(),
-                    _ => Value::Array(content),
-                };
-                messages.push(json!({"role": "user", "content": content}));
-            }
-            Message::Assistant { parts } => {
-                let mut text = String::new();
-                let mut calls = Vec::new();
-                for part in parts {
-                    match part {
-                        AssistantPart::Text(t) => text.push_str(t),
-                        AssistantPart::ToolCall(c) => calls.push(json!({
-                            "id": c.id, "type": "function",
-                            "function": {"name": c.name, "arguments": c.input.get()},
-                        })),
+                j.obj().pair("role", "user").key("content");
+                match parts.as_slice() {
+                    // Plain text as a string: what every OpenAI-compatible server reads.
+                    [UserPart::Text(t)] => {
+                        j.str(t);
+                    }
+                    _ => {
+                        j.list();
+                        for part in parts {
+                            match part {
+                                UserPart::Text(t) if t.is_empty() => {}
+                                UserPart::Text(t) => {
+                                    j.obj().pair("type", "text").pair("text", t).end('}');
+                                }
+                                UserPart::Image(i) => {
+                                    let url =
+                                        format!("data:{};base64,{}", i.media_type, i.data_base64);
+                                    j.obj().pair("type", "image_url").key("image_url").obj();
+                                    j.pair("url", &url).end('}').end('}');
+                                }
+                            }
+                        }
+                        j.end(']');
                     }
                 }
-                let mut m = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
-                if !calls.is_empty() {
-                    m["tool_calls"] = Value::Array(calls);
+                j.end('}');
+            }
+            Message::Assistant { parts } => {
+                let text: String = parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        AssistantPart::Text(t) => Some(t.as_str()),
+                        AssistantPart::ToolCall(_) => None,
+                    })
+                    .collect();
+                j.obj().pair("role", "assistant").key("content");
+                if text.is_empty() {
+                    j.raw("null");
+                } else {
+                    j.str(&text);
                 }
-                messages.push(m);
+                if message.tool_calls().next().is_some() {
+                    j.key("tool_calls").list();
+                    for c in message.tool_calls() {
+                        j.obj().pair("id", &c.id).pair("type", "function");
+                        j.key("function").obj().pair("name", &c.name);
+                        j.pair("arguments", c.input.get()).end('}').end('}');
+                    }
+                    j.end(']');
+                }
+                j.end('}');
             }
             Message::Tool { results } => {
                 for r in results {
-                    messages.push(
-                        json!({"role": "tool", "tool_call_id": r.tool_call_id, "content": r.output}),
-                    );
+                    j.obj()
+                        .pair("role", "tool")
+                        .pair("tool_call_id", &r.tool_call_id);
+                    j.pair("content", &r.output).end('}');
                 }
             }
         }
     }
-    let mut body = json!({
-        "model": call.model,
-        "messages": messages,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-    });
+    j.end(']').key("stream").raw("true");
+    j.key("stream_options")
+        .obj()
+        .key("include_usage")
+        .raw("true")
+        .end('}');
     if !call.tools.is_empty() {
-        let tools: Vec<Value> = call
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": description(&t.description),
-                    "parameters": super::arguments(&t.input_schema),
-                }})
-            })
-            .collect();
-        body["tools"] = Value::Array(tools);
-        body["tool_choice"] = json!(call.tool_choice.label());
+        j.key("tools").list();
+        for t in call.tools {
+            j.obj().pair("type", "function").key("function").obj();
+            j.pair("name", &t.name)
+                .pair("description", &description(&t.description));
+            j.key("parameters")
+                .raw(t.input_schema.get())
+                .end('}')
+                .end('}');
+        }
+        j.end(']').pair("tool_choice", call.tool_choice.label());
     }
-    body
+    j.end('}');
+    j.into_string()
 }
 
 /// One `data:` payload.

@@ -13,7 +13,8 @@ use crate::gateway::events::FinishReason;
 use crate::gateway::request::ToolChoice;
 use crate::gateway::{AssistantPart, Message, SseEvent, UserPart};
 
-use super::anthropic::push;
+use super::anthropic::{role_of, turn};
+use super::json::Json;
 use super::{arguments, count, description, split_system, text, Next, WireState};
 
 /// A JSON Schema in the subset Gemini takes: `$schema`, `additionalProperties`, `$id`,
@@ -37,43 +38,95 @@ fn schema(value: &Value) -> Value {
 }
 
 /// The request body.
-pub fn body(call: &ModelCall<'_>) -> Value {
+pub fn body(call: &ModelCall<'_>) -> String {
     let (system, rest) = split_system(call.messages);
-    let mut contents = Vec::new();
-    for message in rest {
-        let (role, parts): (&str, Vec<Value>) = match message {
-            Message::System { content, .. } => ("user", vec![json!({"text": content})]),
-            Message::User { parts } => ("user", parts.iter().filter_map(|part| match part {
-                UserPart::Text(t) if t.is_empty() => None,
-                UserPart::Text(t) => Some(json!({"text": t})),
-                UserPart::Image(i) => Some(json!({"inlineData": {"mimeType": i.media_type, "data": i.data_base64}})),
-            }).collect()),
-            Message::Assistant { parts } => ("model", parts.iter().filter_map(|part| match part {
-                AssistantPart::Text(t) if t.is_empty() => None,
-                AssistantPart::Text(t) => Some(json!({"text": t})),
-                AssistantPart::ToolCall(c) => Some(json!({"functionCall": {"name": c.name, "args": arguments(&c.input)}})),
-            }).collect()),
-            Message::Tool { results } => ("user", results.iter().map(|r| json!({"functionResponse": {
-                "name": r.tool_name, "response": {"content": r.output}}})).collect()),
-        };
-        push(&mut contents, role, parts, "parts");
-    }
-    let mut body = json!({"contents": contents});
+    let mut j = Json::default();
+    j.obj();
     if !system.is_empty() {
-        body["systemInstruction"] = json!({"parts": [{"text": system}]});
+        j.key("systemInstruction").obj().key("parts").list();
+        j.obj().pair("text", &system).end('}').end(']').end('}');
     }
+    j.key("contents").list();
+    let mut open = None;
+    for message in rest {
+        let Some(role) = role_of(message, "model") else {
+            continue;
+        };
+        turn(&mut j, &mut open, role, "parts");
+        match message {
+            Message::System { content, .. } => {
+                j.obj().pair("text", content).end('}');
+            }
+            Message::User { parts } => {
+                for part in parts {
+                    match part {
+                        UserPart::Text(t) if t.is_empty() => {}
+                        UserPart::Text(t) => {
+                            j.obj().pair("text", t).end('}');
+                        }
+                        UserPart::Image(i) => {
+                            j.obj()
+                                .key("inlineData")
+                                .obj()
+                                .pair("mimeType", &i.media_type);
+                            j.pair("data", &i.data_base64).end('}').end('}');
+                        }
+                    }
+                }
+            }
+            Message::Assistant { parts } => {
+                for part in parts {
+                    match part {
+                        AssistantPart::Text(t) if t.is_empty() => {}
+                        AssistantPart::Text(t) => {
+                            j.obj().pair("text", t).end('}');
+                        }
+                        AssistantPart::ToolCall(c) => {
+                            j.obj().key("functionCall").obj().pair("name", &c.name);
+                            j.key("args").raw(c.input.get()).end('}').end('}');
+                        }
+                    }
+                }
+            }
+            Message::Tool { results } => {
+                for r in results {
+                    j.obj()
+                        .key("functionResponse")
+                        .obj()
+                        .pair("name", &r.tool_name);
+                    j.key("response").obj().pair("content", &r.output);
+                    j.end('}').end('}').end('}');
+                }
+            }
+        }
+    }
+    if open.is_some() {
+        j.end(']').end('}');
+    }
+    j.end(']');
     if !call.tools.is_empty() {
-        let declarations: Vec<Value> = call.tools.iter().map(|t| json!({"name": t.name,
-            "description": description(&t.description), "parameters": schema(&arguments(&t.input_schema))})).collect();
-        body["tools"] = json!([{"functionDeclarations": declarations}]);
+        j.key("tools")
+            .list()
+            .obj()
+            .key("functionDeclarations")
+            .list();
+        for t in call.tools {
+            j.obj().pair("name", &t.name);
+            j.pair("description", &description(&t.description));
+            let parameters = schema(&arguments(&t.input_schema)).to_string();
+            j.key("parameters").raw(&parameters).end('}');
+        }
+        j.end(']').end('}').end(']');
         let mode = match call.tool_choice {
             ToolChoice::Auto => "AUTO",
             ToolChoice::None => "NONE",
             ToolChoice::Required => "ANY",
         };
-        body["toolConfig"] = json!({"functionCallingConfig": {"mode": mode}});
+        j.key("toolConfig").obj().key("functionCallingConfig").obj();
+        j.pair("mode", mode).end('}').end('}');
     }
-    body
+    j.end('}');
+    j.into_string()
 }
 
 /// One `data:` chunk.

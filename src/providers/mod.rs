@@ -12,6 +12,7 @@
 pub mod anthropic;
 pub mod chat;
 pub mod gemini;
+mod json;
 pub mod responses;
 
 use serde_json::{json, Value};
@@ -160,7 +161,7 @@ impl ModelProtocol for BotProtocol<'_> {
             method: Method::Post,
             url: format!("{base}{path}"),
             headers,
-            body: body.to_string().into_bytes(),
+            body: body.into_bytes(),
         })
     }
 

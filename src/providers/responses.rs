@@ -5,76 +5,95 @@
 //! `function_call_arguments.delta/done`, and `response.completed`, `response.incomplete`,
 //! `response.failed` or `error`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::agent::protocol::ModelCall;
 use crate::gateway::events::FinishReason;
 use crate::gateway::{AssistantPart, Message, SseEvent, UserPart};
 
+use super::json::Json;
 use super::{count, description, split_system, text, Next, WireState};
 
 /// The request body.
-pub fn body(call: &ModelCall<'_>) -> Value {
+pub fn body(call: &ModelCall<'_>) -> String {
     let (instructions, rest) = split_system(call.messages);
-    let mut input = Vec::new();
+    let mut j = Json::default();
+    j.obj()
+        .pair("model", call.model)
+        .pair("instructions", &instructions);
+    j.key("input").list();
     for message in rest {
         match message {
             // A system message after the history (none today): as a developer message.
             Message::System { content, .. } => {
-                input.push(json!({"role": "developer", "content": content}));
+                j.obj()
+                    .pair("role", "developer")
+                    .pair("content", content)
+                    .end('}');
             }
             Message::User { parts } => {
-                let content: Vec<Value> = parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        UserPart::Text(t) if t.is_empty() => None,
-                        UserPart::Text(t) => Some(json!({"type": "input_text", "text": t})),
-                        UserPart::Image(image) => Some(json!({"type": "input_image",
-                            "image_url": format!("data:{};base64,{}", image.media_type, image.data_base64)})),
-                    })
-                    .collect();
-                input.push(json!({"role": "user", "content": content}));
+                j.obj().pair("role", "user").key("content").list();
+                for part in parts {
+                    match part {
+                        UserPart::Text(t) if t.is_empty() => {}
+                        UserPart::Text(t) => {
+                            j.obj().pair("type", "input_text").pair("text", t).end('}');
+                        }
+                        UserPart::Image(i) => {
+                            let url = format!("data:{};base64,{}", i.media_type, i.data_base64);
+                            j.obj()
+                                .pair("type", "input_image")
+                                .pair("image_url", &url)
+                                .end('}');
+                        }
+                    }
+                }
+                j.end(']').end('}');
             }
             Message::Assistant { parts } => {
                 for part in parts {
                     match part {
                         AssistantPart::Text(t) if t.is_empty() => {}
-                        AssistantPart::Text(t) => input.push(json!({"role": "assistant",
-                            "content": [{"type": "output_text", "text": t}]})),
-                        AssistantPart::ToolCall(c) => input.push(json!({"type": "function_call",
-                            "call_id": c.id, "name": c.name, "arguments": c.input.get()})),
+                        AssistantPart::Text(t) => {
+                            j.obj().pair("role", "assistant").key("content").list();
+                            j.obj().pair("type", "output_text").pair("text", t);
+                            j.end('}').end(']').end('}');
+                        }
+                        AssistantPart::ToolCall(c) => {
+                            j.obj().pair("type", "function_call").pair("call_id", &c.id);
+                            j.pair("name", &c.name).pair("arguments", c.input.get());
+                            j.end('}');
+                        }
                     }
                 }
             }
             Message::Tool { results } => {
                 for r in results {
-                    input.push(json!({"type": "function_call_output",
-                        "call_id": r.tool_call_id, "output": r.output}));
+                    j.obj().pair("type", "function_call_output");
+                    j.pair("call_id", &r.tool_call_id).pair("output", &r.output);
+                    j.end('}');
                 }
             }
         }
     }
-    let tools: Vec<Value> = call
-        .tools
-        .iter()
-        .map(|t| {
-            json!({"type": "function", "name": t.name, "description": description(&t.description),
-                "parameters": super::arguments(&t.input_schema), "strict": false})
-        })
-        .collect();
-    let mut body = json!({
-        "model": call.model,
-        "instructions": instructions,
-        "input": input,
-        "stream": true,
-        "store": false,
-    });
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools);
-        body["tool_choice"] = json!(call.tool_choice.label());
-        body["parallel_tool_calls"] = json!(true);
+    j.end(']')
+        .key("stream")
+        .raw("true")
+        .key("store")
+        .raw("false");
+    if !call.tools.is_empty() {
+        j.key("tools").list();
+        for t in call.tools {
+            j.obj().pair("type", "function").pair("name", &t.name);
+            j.pair("description", &description(&t.description));
+            j.key("parameters").raw(t.input_schema.get());
+            j.key("strict").raw("false").end('}');
+        }
+        j.end(']').pair("tool_choice", call.tool_choice.label());
+        j.key("parallel_tool_calls").raw("true");
     }
-    body
+    j.end('}');
+    j.into_string()
 }
 
 /// One event payload.

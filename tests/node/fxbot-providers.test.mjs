@@ -185,6 +185,28 @@ describe('providers of every kind', () => {
     });
   }
 
+  test('an anthropic request from a page (Origin set) carries the browser-access header the API requires', async () => {
+    const fetch = hostFetch(fake, { origin: 'http://localhost:5173' });
+    const fxbot = await createFxbot({ store: memoryFxbotStore(), sessionStore: memorySessionStore(), fetch });
+    const provider = await fxbot.providers.add({ kind: 'anthropic', apiKey: KEY, model: 'fake-model' });
+    const bot = await fxbot.bots.create({ provider: provider.id });
+    const lines = await turn(fxbot, bot.id);
+    assert.equal(lines.at(-1).stopReason, 'end_turn');
+    const calls = fake.requests.filter((r) => r.path === '/anthropic/v1/messages').slice(-2);
+    for (const call of calls) {
+      assert.equal(call.headers.origin, 'http://localhost:5173');
+      assert.equal(call.headers['anthropic-dangerous-direct-browser-access'], 'true');
+    }
+    // The fake refuses a page's request without it, as the API does.
+    const refused = await globalThis.fetch(`${fake.origin}/anthropic/v1/messages`, {
+      method: 'POST',
+      headers: { origin: 'http://localhost:5173', 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(refused.status, 401);
+    await fxbot.close();
+  });
+
   test('a provider switch hands the chat off: a new chat, earlier, handoff, chat_end to an open stream', async () => {
     const { fxbot } = await open();
     const local = await fxbot.providers.add({ kind: 'custom', baseUrl: `${fake.origin}/v1`, apiKey: KEY, model: 'fake-model' });

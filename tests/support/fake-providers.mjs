@@ -191,11 +191,16 @@ export async function fakeProviders({ key = null, models = ['fake-model'] } = {}
   };
 }
 
-/** A fetch that sends the key kinds' fixed base URLs to `fake` (everything else as it is). */
-export function hostFetch(fake) {
+/**
+ * A fetch that sends the key kinds' fixed base URLs to `fake` (everything else as it is);
+ * `origin` adds the Origin header a page's requests carry.
+ */
+export function hostFetch(fake, { origin = null } = {}) {
   const sent = [];
   const fetchOut = (input, init = {}) => {
     let url = String(input);
+    // As a page's fetch would: every request carries the page's Origin.
+    if (origin) init = { ...init, headers: { ...Object.fromEntries(new Headers(init.headers).entries()), origin } };
     sent.push({ url, method: init.method ?? 'GET', headers: Object.fromEntries(new Headers(init.headers).entries()) });
     for (const [base, prefix] of Object.entries(FIXED)) {
       if (url.startsWith(base)) {

@@ -26,6 +26,8 @@ pub mod code;
 pub mod gateway;
 pub mod log;
 pub mod net;
+#[cfg(feature = "bot")]
+pub mod providers;
 pub mod tools;
 
 pub use code::Code;

@@ -1,6 +1,6 @@
 //! Provider and settings rows of part 1 (fxbot DESIGN §3.4): a removed provider is "gone" (the
 //! stream ends at once, send is 400, the default setting resets), `provider: ""` for a bot with a
-//! chat is 400, and a provider switch for a bot with a chat waits for part 2 (400).
+//! chat is 400, and a provider switch neither provider can summarize for is 502.
 #![cfg(feature = "bot")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -52,16 +52,21 @@ fn a_removed_provider_is_gone() {
         .lines
         .is_empty());
 
-    // With a chat: provider "" is 400, a switch waits for part 2 (400), the model may change.
+    // With a chat: provider "" is 400; a switch neither provider can summarize for (both
+    // refuse) is 502 and changes nothing (tests/bot_switch.rs has the switches); the model may
+    // change.
     let empty = block_on(fxbot.bots_update(&bid(&id), arg(json!({"provider": ""})))).unwrap_err();
     assert_eq!(empty.status(), 400);
+    for _ in 0..2 {
+        host.reply(fake_host::Reply::Body {
+            status: 400,
+            chunks: vec![b"{}".to_vec()],
+            retry_after: None,
+        });
+    }
     let switch =
         block_on(fxbot.bots_update(&bid(&id), arg(json!({"provider": p2["id"]})))).unwrap_err();
-    assert_eq!(switch.status(), 400);
-    assert!(
-        switch.to_string().contains("not available in this version"),
-        "{switch}"
-    );
+    assert_eq!(switch.status(), 502, "{switch}");
     let changed =
         block_on(fxbot.bots_update(&bid(&id), arg(json!({"model": "other/model"})))).unwrap();
     assert_eq!(changed.fields.model, "other/model");

@@ -1,7 +1,9 @@
 // Types of fx-wasm/fxbot: `createFxbot()` and the object it resolves to (fxbot DESIGN §3.2,
-// §3.3). Part 1 of the design: bots, chats, the two provider kinds `gateway` and `vercel`,
-// settings' `defaultProvider`, the library; add-ons of part 4 (skills, remote MCP servers without
-// OAuth). Memories, the other provider kinds and the provider switch follow. Shape, Color and the kinds table are reconstructed (the seed lost their tables).
+// §3.3). Bots, chats, settings' `defaultProvider`, the library; providers of every kind of the
+// kinds table (§4.3: key and server kinds added with `providers.add`, the Vercel sign-in; the
+// ChatGPT and Grok sign-ins follow) and the provider switch (§10); memories (ranked by words;
+// embedders follow); add-ons (skills, remote MCP servers with OAuth).
+// Shape, Color and the kinds table are reconstructed (the seed lost their tables).
 
 import type { FxbotErrorCode, StreamLine, Turn, Upload } from './client.js';
 import type { FxbotStore } from './stores.js';
@@ -13,8 +15,14 @@ export { indexedDbFxbotStore, memoryFxbotStore } from './stores.js';
 
 export type Shape = 'circle' | 'square' | 'rounded' | 'triangle' | 'diamond' | 'hexagon' | 'star';
 export type Color = 'gray' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'indigo' | 'purple' | 'pink';
-/** The kinds of part 1. */
-export type Kind = 'gateway' | 'vercel';
+/** A key kind: a fixed `baseUrl` and an API key. */
+export type KeyKind = 'gateway' | 'openai' | 'anthropic' | 'google' | 'xai' | 'openrouter' | 'groq' | 'mistral' | 'deepseek';
+/** A model server's kind: `baseUrl` optional (required for `custom`), key optional, `contextWindow` allowed. */
+export type ServerKind = 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm' | 'custom';
+/** A kind added by `signIns` only. */
+export type SignInKind = 'vercel' | 'chatgpt' | 'grok';
+/** Every provider kind (the kinds table, `providers.kinds`). */
+export type Kind = KeyKind | ServerKind | SignInKind;
 
 export interface Fields {
   name: string;
@@ -67,18 +75,59 @@ export interface Provider {
 }
 
 export interface NewProvider {
-  kind: 'gateway';
-  apiKey: string;
+  kind: KeyKind | ServerKind;
+  /** Required for a key kind, optional for a server kind, up to 4,096 characters. */
+  apiKey?: string;
+  /** Server kinds only: https, or http on localhost, 127.0.0.1 or [::1]; no credentials, query or fragment. */
+  baseUrl?: string;
+  /** Defaults to the kind's label. */
   name?: string;
+  /** The default model of the provider's bots. */
   model?: string;
+  /** Server kinds only: overrides the window the server reports. */
+  contextWindow?: number | null;
+}
+
+/** A `providers.update` patch: a new key, address or team drops the kept model list. */
+export interface ProviderPatch {
+  name?: string;
+  /** Not for a kind that signs in. */
+  apiKey?: string;
+  /** Server kinds only. */
+  baseUrl?: string;
+  model?: string;
+  /** Server kinds only. */
+  contextWindow?: number | null;
+  /** A Vercel account's team (one of its teams). */
+  teamId?: string;
+}
+
+/** One model of a provider's list. */
+export interface ProviderModel {
+  id: string;
+  /** The provider's `contextWindow`, else what its server or list reports. */
+  contextWindow: number | null;
 }
 
 export interface KindInfo {
   kind: Kind;
   label: string;
+  class: 'key' | 'server' | 'signIn';
   signIn: boolean;
-  baseUrl: string;
   needsKey: boolean;
+  /** The wire protocol of its model calls. */
+  protocol: 'gateway' | 'chat-completions' | 'responses' | 'anthropic-messages' | 'gemini';
+  /** The fixed base URL, or a server kind's default (null for `custom`). */
+  baseUrl: string | null;
+  baseUrlFixed: boolean;
+  /** Paths under the base URL. */
+  chatPath: string;
+  modelsPath: string;
+  keyCheckPath: string;
+  /** The header that carries the key. */
+  authHeader: string;
+  /** Where a model's context window comes from. */
+  contextWindow: string;
 }
 
 /** A device sign-in (part 1: a Vercel account). */
@@ -247,7 +296,11 @@ export interface Fxbot {
     readonly kinds: readonly KindInfo[];
     list(): Promise<Provider[]>;
     get(providerId: string): Promise<Provider>;
+    /** Checks the key by listing the models: 401/403 fail with 400, a 404 passes, 5xx fail with 502. */
     add(provider: NewProvider): Promise<Provider>;
+    update(providerId: string, patch: ProviderPatch): Promise<Provider>;
+    /** The kept model list, fetched when there is none or `refresh` is true. */
+    models(providerId: string, options?: { refresh?: boolean }): Promise<ProviderModel[]>;
     remove(providerId: string): Promise<void>;
   };
   signIns: {

@@ -174,16 +174,15 @@ export async function createFxbot(options = {}) {
         return turnsFromLines(batch.lines);
       },
       stop: (botId) => core.stop(botId),
-      async earlier(botId) {
-        await core.botsGet(botId);
-        return [];
-      },
+      earlier: (botId) => core.earlier(botId),
     },
     providers: {
       kinds,
       list: () => core.providersList(),
       get: (providerId) => core.providersGet(providerId),
       add: (provider) => core.providersAdd(provider),
+      update: (providerId, patch) => core.providersUpdate(providerId, patch),
+      models: (providerId, modelsOptions) => core.providersModels(providerId, modelsOptions?.refresh === true),
       remove: (providerId) => core.providersRemove(providerId).then(() => undefined),
     },
     signIns: {

@@ -223,6 +223,26 @@ impl FxbotCore {
             .await)
     }
 
+    #[wasm_bindgen(js_name = providersUpdate)]
+    pub fn providers_update(&self, id: JsValue, patch: JsValue) -> Promise {
+        call!(self, |e| e
+            .providers_update(&ProviderId::from_arg(arg(&id)?)?, arg(&patch)?)
+            .await)
+    }
+
+    /// `providers.models(providerId, {refresh})`.
+    #[wasm_bindgen(js_name = providersModels)]
+    pub fn providers_models(&self, id: JsValue, refresh: bool) -> Promise {
+        call!(self, |e| e
+            .providers_models(&ProviderId::from_arg(arg(&id)?)?, refresh)
+            .await)
+    }
+
+    /// `chat.earlier(botId)`: the chats provider switches moved aside.
+    pub fn earlier(&self, bot: JsValue) -> Promise {
+        call!(self, |e| e.chat_earlier(&bot_id(&bot)?).await)
+    }
+
     #[wasm_bindgen(js_name = providersRemove)]
     pub fn providers_remove(&self, id: JsValue) -> Promise {
         call!(self, |e| e

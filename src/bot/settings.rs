@@ -169,55 +169,8 @@ pub fn settings_patch(arg: Object<SettingsArg>) -> Result<SettingsPatch, FxbotEr
     })
 }
 
-/// A provider kind of part 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// The AI Gateway with an API key.
-    Gateway,
-    /// A Vercel account, added by signing in.
-    Vercel,
-}
-
-/// The kinds table of part 1: `(kind, label, signs in)`.
-pub const KINDS: &[(Kind, &str, bool)] = &[
-    (Kind::Gateway, "AI Gateway", false),
-    (Kind::Vercel, "Vercel", true),
-];
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Gateway => "gateway",
-            Kind::Vercel => "vercel",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Gateway => "AI Gateway",
-            Kind::Vercel => "Vercel",
-        }
-    }
-
-    /// The kinds table as the JS surface shows it (`providers.kinds`).
-    pub fn table() -> Value {
-        Value::Array(
-            KINDS
-                .iter()
-                .map(|(kind, label, signs_in)| {
-                    serde_json::json!({
-                        "kind": kind.as_str(),
-                        "label": label,
-                        "signIn": signs_in,
-                        "baseUrl": "https://ai-gateway.vercel.sh",
-                        "needsKey": !signs_in,
-                    })
-                })
-                .collect(),
-        )
-    }
-}
+use super::kinds::Class;
+pub use super::kinds::Kind;
 
 /// A stored provider (`provider/<id>`), the `Provider` of the JS surface.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,6 +190,9 @@ pub struct ProviderDoc {
     /// The teams of a signed-in account (to check `providers.update({teamId})`).
     #[serde(default)]
     pub teams: Vec<String>,
+    /// The kept model list (dropped on a new key, address or team), with when it was fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models: Option<ModelList>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -259,6 +215,24 @@ impl ProviderDoc {
     }
 }
 
+/// A provider's kept model list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelList {
+    /// Milliseconds since the Unix epoch.
+    pub fetched_at: i64,
+    pub models: Vec<ModelEntry>,
+}
+
+/// One model of a provider's list: its id, and the context window its server or list reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelEntry {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
 /// The secret of a key provider (`secret/provider/<id>`): its API key. (A sign-in provider's
 /// secret is its OAuth record, `auth::OAuthRecord`'s bytes.)
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -275,13 +249,16 @@ impl std::fmt::Debug for SecretDoc {
     }
 }
 
-/// A checked `providers.add` argument of part 1.
+/// A checked `providers.add` argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewProvider {
     pub kind: Kind,
     pub name: String,
     pub model: String,
-    pub api_key: String,
+    pub api_key: Option<String>,
+    /// Normalised; a server kind's default when none was given; `None` for key kinds.
+    pub base_url: Option<String>,
+    pub context_window: Option<u64>,
 }
 
 /// A `providers.add` argument as the boundary decodes it.
@@ -296,59 +273,143 @@ pub struct NewProviderArg {
     pub context_window: Arg<f64>,
 }
 
-/// Checks a `providers.add` argument.
-///
-/// # Errors
-/// 400 for an unknown kind, a kind that signs in, a `baseUrl` or a `contextWindow` for a kind
-/// without one, or a missing, long or control-character key.
-pub fn check_new_provider(arg: Object<NewProviderArg>) -> Result<NewProvider, FxbotError> {
-    let fields = arg
-        .required()
-        .map_err(|found| bad(format!("providers.add takes an object, not {found}")))?;
-    let kind_text = match &fields.kind {
-        Arg::Given(text) => text.as_str(),
-        _ => "",
-    };
-    let kind = match kind_text {
-        "gateway" => Kind::Gateway,
-        "vercel" | "chatgpt" | "grok" => {
-            return Err(bad(format!(
-                "a {kind_text} provider is added by signing in: use signIns.start(\"{kind_text}\")"
-            )))
-        }
-        _ => {
-            let got = match &fields.kind {
-                Arg::Given(text) => shown(text),
-                other => other.found().to_owned(),
-            };
-            return Err(bad(format!(
-                "kind must be one of \"gateway\", \"vercel\" in this version; got {got}"
-            )));
-        }
-    };
-    if !fields.base_url.is_absent() {
-        return Err(bad(
-            "baseUrl is fixed for a gateway provider; leave it out".to_owned()
-        ));
-    }
-    // Only the server kinds (ollama, lmstudio, ...) take a context window; the others know their
-    // models' own.
-    if !fields.context_window.is_absent() {
-        return Err(bad(
-            "contextWindow is for a local server's provider; a gateway provider knows its models' windows (leave it out, or null)".to_owned(),
-        ));
-    }
-    let api_key = match fields.api_key {
+/// A `providers.update` patch as the boundary decodes it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProviderPatchArg {
+    pub name: Arg<String>,
+    pub base_url: Arg<String>,
+    pub api_key: Arg<String>,
+    pub model: Arg<String>,
+    pub context_window: Arg<f64>,
+    pub team_id: Arg<String>,
+}
+
+/// A checked `providers.update` patch (absent: unchanged).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProviderPatch {
+    pub name: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+    pub model: Option<String>,
+    pub context_window: Option<u64>,
+    pub team_id: Option<String>,
+}
+
+/// The largest `contextWindow` taken (100M tokens).
+pub const MAX_CONTEXT_WINDOW: u64 = 100_000_000;
+
+fn check_key(arg: Arg<String>) -> Result<Option<String>, FxbotError> {
+    let key = match arg {
+        Arg::Absent => return Ok(None),
         Arg::Given(key) => key.trim().to_owned(),
-        _ => return Err(bad("apiKey is required for a gateway provider".to_owned())),
+        Arg::Wrong(found) => return Err(bad(format!("apiKey must be a string, not {found}"))),
     };
-    if api_key.is_empty() || api_key.chars().count() > MAX_KEY_CHARS {
+    if key.is_empty() || key.chars().count() > MAX_KEY_CHARS {
         return Err(bad(format!(
             "apiKey must be 1 to {MAX_KEY_CHARS} characters"
         )));
     }
-    if api_key.chars().any(char::is_control) {
+    if key.chars().any(char::is_control) {
         return Err(bad("apiKey must not contain control characters".to_owned()));
+    }
+    Ok(Some(key))
+}
+
+/// `baseUrl` and `contextWindow` for `kind`: only server kinds take them.
+fn check_address(
+    kind: Kind,
+    base_url: Arg<String>,
+    context_window: Arg<f64>,
+) -> Result<(Option<String>, Option<u64>), FxbotError> {
+    let label = format!("kind \"{}\"", kind.as_str());
+    let server = kind.class() == Class::Server;
+    let base_url = match base_url {
+        Arg::Absent => None,
+        Arg::Given(_) if !server => {
+            return Err(bad(format!(
+                "baseUrl is fixed for {label}; leave it out (only a model server's kind takes one: ollama, lmstudio, llamacpp, vllm, custom)"
+            )))
+        }
+        Arg::Given(text) => Some(super::kinds::check_base_url(&text).map_err(bad)?),
+        Arg::Wrong(found) => return Err(bad(format!("baseUrl must be a string, not {found}"))),
+    };
+    let context_window = match context_window {
+        Arg::Absent => None,
+        _ if !server => {
+            return Err(bad(format!(
+                "contextWindow is for a model server's provider; {label} knows its models' windows (leave it out, or null)"
+            )))
+        }
+        // Whole and in range, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Arg::Given(n) if n.fract() == 0.0 && (1.0..=MAX_CONTEXT_WINDOW as f64).contains(&n) => {
+            Some(n as u64)
+        }
+        Arg::Given(n) => {
+            return Err(bad(format!(
+                "contextWindow must be a whole number of tokens from 1 to {MAX_CONTEXT_WINDOW}, or null; got {n}"
+            )))
+        }
+        Arg::Wrong(found) => {
+            return Err(bad(format!(
+                "contextWindow must be a whole number of tokens, or null, not {found}"
+            )))
+        }
+    };
+    Ok((base_url, context_window))
+}
+
+/// Checks a `providers.add` argument (fxbot DESIGN §4.3, §7.3).
+///
+/// # Errors
+/// 400 for an unknown kind, a kind that signs in, a `baseUrl` or a `contextWindow` for a kind
+/// without one, a `baseUrl` outside the rules (or none for `custom`), or a missing (key kinds),
+/// long or control-character key.
+pub fn check_new_provider(arg: Object<NewProviderArg>) -> Result<NewProvider, FxbotError> {
+    let fields = arg
+        .required()
+        .map_err(|found| bad(format!("providers.add takes an object, not {found}")))?;
+    let kind = match &fields.kind {
+        Arg::Given(text) => Kind::parse(text),
+        _ => None,
+    };
+    let Some(kind) = kind else {
+        let got = match &fields.kind {
+            Arg::Given(text) => shown(text),
+            other => other.found().to_owned(),
+        };
+        let names: Vec<&str> = super::kinds::KINDS
+            .iter()
+            .filter(|row| row.class != Class::SignIn)
+            .map(|row| row.kind.as_str())
+            .collect();
+        return Err(bad(format!(
+            "kind must be one of {}; got {got}",
+            names.join(", ")
+        )));
+    };
+    let label = format!("kind \"{}\"", kind.as_str());
+    if kind.class() == Class::SignIn {
+        let text = kind.as_str();
+        return Err(bad(format!(
+            "a {text} provider is added by signing in: use signIns.start(\"{text}\")"
+        )));
+    }
+    let (base_url, context_window) = check_address(kind, fields.base_url, fields.context_window)?;
+    let base_url = match (base_url, kind.info().base_url) {
+        (Some(url), _) => Some(url),
+        (None, _) if kind.class() == Class::Key => None,
+        (None, Some(default)) => Some(default.to_owned()),
+        (None, None) => {
+            return Err(bad(format!(
+                "baseUrl is required for {label}: the API base of the server, such as https://models.example/v1"
+            )))
+        }
+    };
+    let api_key = check_key(fields.api_key)?;
+    if api_key.is_none() && kind.class() == Class::Key {
+        return Err(bad(format!("apiKey is required for {label}")));
     }
     let name = match fields.name {
         Arg::Given(name) if !name.trim().is_empty() => super::fields::check_name(&name)?,
@@ -363,6 +424,55 @@ pub fn check_new_provider(arg: Object<NewProviderArg>) -> Result<NewProvider, Fx
         name,
         model,
         api_key,
+        base_url,
+        context_window,
+    })
+}
+
+/// Checks a `providers.update` patch for a provider of `kind`.
+///
+/// # Errors
+/// 400 for `apiKey` on a kind that signs in, `baseUrl` or `contextWindow` on a kind that is
+/// not a server, `teamId` on a kind other than `vercel`, or a value outside its rule.
+pub fn check_provider_patch(
+    kind: Kind,
+    arg: Object<ProviderPatchArg>,
+) -> Result<ProviderPatch, FxbotError> {
+    let fields = arg
+        .required()
+        .map_err(|found| bad(format!("providers.update takes an object, not {found}")))?;
+    let label = format!("kind \"{}\"", kind.as_str());
+    if kind.class() == Class::SignIn && !fields.api_key.is_absent() {
+        return Err(bad(format!(
+            "{label} signs in: it takes no apiKey (sign in again with signIns.start(\"{}\"))",
+            kind.as_str()
+        )));
+    }
+    let (base_url, context_window) = check_address(kind, fields.base_url, fields.context_window)?;
+    let api_key = check_key(fields.api_key)?;
+    let team_id = match fields.team_id {
+        Arg::Absent => None,
+        Arg::Given(team) if kind == Kind::Vercel => Some(team),
+        Arg::Given(_) => return Err(bad(format!("teamId is for a Vercel account, not {label}"))),
+        Arg::Wrong(found) => return Err(bad(format!("teamId must be a string, not {found}"))),
+    };
+    let name = match fields.name {
+        Arg::Absent => None,
+        Arg::Given(name) => Some(super::fields::check_name(&name)?),
+        Arg::Wrong(found) => return Err(bad(format!("name must be a string, not {found}"))),
+    };
+    let model = match fields.model {
+        Arg::Absent => None,
+        Arg::Given(model) => Some(super::fields::check_model(&model)?),
+        Arg::Wrong(found) => return Err(bad(format!("model must be a string, not {found}"))),
+    };
+    Ok(ProviderPatch {
+        name,
+        base_url,
+        api_key,
+        model,
+        context_window,
+        team_id,
     })
 }
 
@@ -395,25 +505,77 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(
-            (ok.name.as_str(), ok.api_key.as_str()),
-            ("AI Gateway", "k1")
+            (ok.name.as_str(), ok.api_key.as_deref(), ok.base_url),
+            ("AI Gateway", Some("k1"), None)
         );
+        let ollama =
+            check_new_provider(arg(json!({"kind": "ollama", "contextWindow": 4096}))).unwrap();
+        assert_eq!(
+            (
+                ollama.name.as_str(),
+                ollama.base_url.as_deref(),
+                ollama.context_window,
+                ollama.api_key
+            ),
+            ("Ollama", Some("http://127.0.0.1:11434"), Some(4096), None)
+        );
+        let custom = check_new_provider(arg(
+            json!({"kind": "custom", "baseUrl": "http://LOCALHOST:9000/v1/", "apiKey": null}),
+        ))
+        .unwrap();
+        assert_eq!(custom.base_url.as_deref(), Some("http://localhost:9000/v1"));
+        let anthropic =
+            check_new_provider(arg(json!({"kind": "anthropic", "apiKey": "sk-ant"}))).unwrap();
+        assert_eq!(
+            (anthropic.kind, anthropic.name.as_str()),
+            (Kind::Anthropic, "Anthropic")
+        );
+        let long = "k".repeat(4096);
+        assert!(check_new_provider(arg(json!({"kind": "openai", "apiKey": long}))).is_ok());
         for (value, message) in [
             (
                 json!({"kind": "vercel"}),
                 "a vercel provider is added by signing in: use signIns.start(\"vercel\")",
             ),
             (
-                json!({"kind": "openai", "apiKey": "k"}),
-                "kind must be one of \"gateway\", \"vercel\" in this version; got \"openai\"",
+                json!({"kind": "chatgpt"}),
+                "a chatgpt provider is added by signing in: use signIns.start(\"chatgpt\")",
             ),
             (
-                json!({"kind": "gateway"}),
-                "apiKey is required for a gateway provider",
+                json!({"kind": "bedrock", "apiKey": "k"}),
+                "kind must be one of gateway, openai, anthropic, google, xai, openrouter, groq, mistral, deepseek, ollama, lmstudio, llamacpp, vllm, custom; got \"bedrock\"",
+            ),
+            (
+                json!({"kind": "openai"}),
+                "apiKey is required for kind \"openai\"",
             ),
             (
                 json!({"kind": "gateway", "apiKey": "k", "baseUrl": "https://x"}),
-                "baseUrl is fixed for a gateway provider; leave it out",
+                "baseUrl is fixed for kind \"gateway\"; leave it out (only a model server's kind takes one: ollama, lmstudio, llamacpp, vllm, custom)",
+            ),
+            (
+                json!({"kind": "openai", "apiKey": "k", "baseUrl": "https://api.openai.com/v1"}),
+                "baseUrl is fixed for kind \"openai\"; leave it out (only a model server's kind takes one: ollama, lmstudio, llamacpp, vllm, custom)",
+            ),
+            (
+                json!({"kind": "custom"}),
+                "baseUrl is required for kind \"custom\": the API base of the server, such as https://models.example/v1",
+            ),
+            (
+                json!({"kind": "ollama", "baseUrl": "http://192.168.1.2:11434"}),
+                "baseUrl \"http://192.168.1.2:11434\" must use https (http only on localhost, 127.0.0.1 or [::1])",
+            ),
+            (
+                json!({"kind": "custom", "baseUrl": "https://u:p@x"}),
+                "baseUrl \"https://u:p@x\" carries credentials (user:password@); give the key as apiKey",
+            ),
+            (
+                json!({"kind": "custom", "baseUrl": "https://x/?q"}),
+                "baseUrl \"https://x/?q\" has a query or a fragment; give the address without ? or #",
+            ),
+            (
+                json!({"kind": "custom", "baseUrl": 5}),
+                "baseUrl must be a string, not a number",
             ),
             (
                 json!({"kind": "gateway", "apiKey": "a\u{7}"}),
@@ -424,20 +586,87 @@ mod tests {
                 "apiKey must be 1 to 4096 characters",
             ),
             (
-                json!({"kind": "gateway", "apiKey": "k", "contextWindow": 8192}),
-                "contextWindow is for a local server's provider; a gateway provider knows its models' windows (leave it out, or null)",
+                json!({"kind": "openai", "apiKey": "k", "contextWindow": 8192}),
+                "contextWindow is for a model server's provider; kind \"openai\" knows its models' windows (leave it out, or null)",
+            ),
+            (
+                json!({"kind": "vllm", "contextWindow": 1.5}),
+                "contextWindow must be a whole number of tokens from 1 to 100000000, or null; got 1.5",
+            ),
+            (
+                json!({"kind": "vllm", "contextWindow": 0}),
+                "contextWindow must be a whole number of tokens from 1 to 100000000, or null; got 0",
             ),
             (
                 json!({"kind": 7}),
-                "kind must be one of \"gateway\", \"vercel\" in this version; got a number",
+                "kind must be one of gateway, openai, anthropic, google, xai, openrouter, groq, mistral, deepseek, ollama, lmstudio, llamacpp, vllm, custom; got a number",
             ),
             (json!([]), "providers.add takes an object, not an array"),
         ] {
-            let error = check_new_provider(arg(value)).unwrap_err();
+            let error = check_new_provider(arg(value.clone())).unwrap_err();
             assert_eq!(
                 (error.status(), error.to_string()),
-                (400, message.to_owned())
+                (400, message.to_owned()),
+                "{value}"
             );
+        }
+    }
+
+    #[test]
+    fn provider_patch_rules() {
+        let patch = check_provider_patch(
+            Kind::Ollama,
+            arg(json!({"baseUrl": "http://[::1]:11434/", "contextWindow": 4096, "apiKey": "k"})),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                patch.base_url.as_deref(),
+                patch.context_window,
+                patch.api_key.as_deref()
+            ),
+            (Some("http://[::1]:11434"), Some(4096), Some("k"))
+        );
+        let team = check_provider_patch(Kind::Vercel, arg(json!({"teamId": "t2"}))).unwrap();
+        assert_eq!(team.team_id.as_deref(), Some("t2"));
+        for (kind, value, says) in [
+            (Kind::Vercel, json!({"apiKey": "k"}), "takes no apiKey"),
+            (Kind::Chatgpt, json!({"apiKey": "k"}), "takes no apiKey"),
+            (
+                Kind::Openai,
+                json!({"baseUrl": "https://x"}),
+                "baseUrl is fixed",
+            ),
+            (
+                Kind::Vercel,
+                json!({"baseUrl": "https://x"}),
+                "baseUrl is fixed",
+            ),
+            (
+                Kind::Anthropic,
+                json!({"contextWindow": 10}),
+                "contextWindow is for",
+            ),
+            (
+                Kind::Openai,
+                json!({"teamId": "t"}),
+                "teamId is for a Vercel account",
+            ),
+            (
+                Kind::Custom,
+                json!({"baseUrl": "http://10.0.0.1"}),
+                "must use https",
+            ),
+            (
+                Kind::Openai,
+                json!({"apiKey": ""}),
+                "apiKey must be 1 to 4096",
+            ),
+            (Kind::Openai, json!("x"), "providers.update takes an object"),
+        ] {
+            let error = check_provider_patch(kind, arg(value.clone())).unwrap_err();
+            assert_eq!(error.status(), 400);
+            assert!(error.to_string().contains(says), "{value}: {error}");
         }
     }
 

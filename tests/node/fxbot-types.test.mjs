@@ -127,8 +127,12 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
   await fxbot.addons.remove('skill:review');
   // @ts-expect-error a reference names its kind
   await fxbot.addons.get('review');
-  // @ts-expect-error only part 1 kinds are added with a key
   await fxbot.providers.add({ kind: 'openai', apiKey: 'k' });
+  const local = await fxbot.providers.add({ kind: 'ollama', contextWindow: 4096 });
+  const models: { id: string; contextWindow: number | null }[] = await fxbot.providers.models(local.id, { refresh: true });
+  out.push(String(models.length), (await fxbot.providers.update(local.id, { baseUrl: 'http://127.0.0.1:11434' })).kind);
+  // @ts-expect-error a kind that signs in is not added with a key
+  await fxbot.providers.add({ kind: 'chatgpt', apiKey: 'k' });
   await fxbot.release(bot.id);
   await fxbot.close();
   return out;

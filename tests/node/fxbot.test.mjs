@@ -219,8 +219,11 @@ describe('createFxbot over the dev gateway demo model', () => {
     await rejects(fxbot.chat.send(modelless.id, { text: 'hi', messageId: 'm' }), 400, 'FXBOT_BAD_REQUEST');
     // A stream of a bot without a chat ends at once.
     assert.deepEqual(await collect(fxbot.chat.stream(modelless.id, 0)), []);
-    // Providers of part 1: vercel signs in, other kinds come later.
-    assert.deepEqual(fxbot.providers.kinds.map((k) => k.kind), ['gateway', 'vercel']);
+    // The kinds table (issue 20): vercel, chatgpt and grok sign in.
+    assert.deepEqual(fxbot.providers.kinds.map((k) => k.kind), [
+      'gateway', 'vercel', 'openai', 'anthropic', 'google', 'xai', 'openrouter', 'groq', 'mistral', 'deepseek',
+      'ollama', 'lmstudio', 'llamacpp', 'vllm', 'custom', 'chatgpt', 'grok',
+    ]);
     await rejects(fxbot.providers.add({ kind: 'vercel' }), 400, 'FXBOT_BAD_REQUEST');
     await rejects(fxbot.providers.add({ kind: 'gateway' }), 400, 'FXBOT_BAD_REQUEST');
     await fxbot.close();

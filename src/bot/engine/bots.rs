@@ -207,8 +207,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ///
     /// # Errors
     /// 400 for a field outside its rules, an unknown provider, a fourth pin, `provider: ""` or
-    /// a new provider for a bot with a chat (the provider switch comes with part 2); 404 for an
-    /// unknown bot; 409 for a provider change while a turn runs.
+    /// a new provider for a bot with a chat whose summary the old provider can't make and the
+    /// new one has no model for; 502 when neither provider could summarize it (§10); 404 for
+    /// an unknown bot; 409 for a provider change while a turn runs.
     pub async fn bots_update(
         &self,
         id: &BotId,
@@ -219,8 +220,19 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let busy = self.is_busy(id);
         let mut doc = self.bot_doc(id).await?.doc;
         self.check_provider_known(&patch).await?;
-        Self::checked_update(&mut doc.clone(), &patch, busy)?;
+        // A new provider for a bot with a chat: the chat is handed off first (§10).
+        let switch = matches!(doc.clone().update(&patch), Ok(u) if u.needs_handoff) && !busy;
+        if !switch {
+            Self::checked_update(&mut doc.clone(), &patch, busy)?;
+        }
         let pinned_before = self.pins_now().await?.is_pinned(id);
+        if switch {
+            let doc = self.switch_provider(id, &doc, &patch).await?;
+            if let Some(pinned) = patch.pinned {
+                self.set_pinned(id, pinned).await?;
+            }
+            return Ok(doc.profile(false, patch.pinned.unwrap_or(pinned_before)));
+        }
         if let Some(pinned) = patch.pinned {
             self.set_pinned(id, pinned).await?;
         }

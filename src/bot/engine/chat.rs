@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::agent::context::ContextPolicy;
 use crate::agent::front::Loaded;
 use crate::agent::prompt::{Prompt, PromptImage};
-use crate::agent::protocol::AiGateway;
 use crate::agent::turn::{TurnPlan, DEFAULT_STEP_LIMIT};
+use crate::bot::kinds::Kind;
 use crate::caps::acp::{StopReason, Usage};
 use crate::caps::{DocStore, Host};
 use crate::log::view::TurnView;
@@ -27,7 +27,7 @@ use super::super::docs::chat::{
 };
 use super::super::docs::keys;
 use super::super::error::{Entity, FxbotError};
-use super::super::ids::{BotId, LibraryId, MessageId};
+use super::super::ids::{BotId, LibraryId, MessageId, ProviderId};
 use super::super::instructions;
 use super::super::journal::Journal;
 use super::super::library::{self as lib, ItemDoc, Origin};
@@ -69,6 +69,12 @@ struct Route {
     model: String,
     token: Option<String>,
     team: Option<String>,
+    /// The provider's kind and the base URL its model calls go under.
+    kind: Kind,
+    base: String,
+    /// The provider, and whether its `error` is set (a turn that works clears it).
+    provider: ProviderId,
+    had_error: bool,
 }
 
 /// What the claim of a message gave.
@@ -379,10 +385,15 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             return Err(FxbotError::NoModel);
         }
         let token = self.credential(provider_id, &provider).await?;
+        let base = self.base_of(&provider);
         Ok(Route {
             model,
             token,
             team: provider.team_id,
+            kind: provider.kind,
+            base,
+            provider: provider_id.clone(),
+            had_error: provider.error.is_some(),
         })
     }
 
@@ -532,9 +543,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             mcp_names: mcp_names(&servers),
             servers,
         };
-        let protocol = AiGateway {
-            endpoint: &self.config.endpoint,
-        };
+        let protocol = self.protocol_for(route.kind, route.base.clone());
         let plan = TurnPlan {
             protocol: &protocol,
             tools: &tools,
@@ -563,6 +572,18 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             }
             Err(error) => Err(error),
         };
+        // A provider that refuses its key at use says so in its `error`; one that answers
+        // clears it.
+        let rejected = match &result {
+            Err(crate::agent::AgentError::Turn(crate::agent::turn::TurnError::Step(
+                crate::agent::model::StepError::Http(http),
+            ))) => matches!(http.status(), Some(401 | 403)),
+            _ => false,
+        };
+        if rejected || (route.had_error && result.is_ok()) {
+            let error = rejected.then(|| "The provider rejected this key.".to_owned());
+            self.set_provider_error(&route.provider, error).await;
+        }
         let (ending, usage, error, now) = match result {
             Ok(end) => (
                 Ending::Stopped(end.stop_reason),

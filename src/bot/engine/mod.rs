@@ -20,6 +20,7 @@ pub mod addons;
 pub mod bots;
 pub mod chat;
 mod claim;
+mod handoff;
 pub mod library;
 pub mod memories;
 pub mod providers;
@@ -139,6 +140,9 @@ struct State {
     kept: HashMap<BotId, KeptReplay>,
     /// Bumped by `release(bot)`: a stream of an older epoch ends.
     epochs: HashMap<BotId, u64>,
+    /// The provider switches of this process: the epoch the old chat's streams had, and the
+    /// new chat (those streams end with `chat_end`).
+    handoffs: HashMap<BotId, (u64, String)>,
     waiters: Waiters,
     signins: HashMap<String, signin::SignIn>,
 }

@@ -242,17 +242,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ) -> Result<Option<String>, FxbotError> {
         let key = secret_key(id);
         match provider.kind {
-            Kind::Gateway => {
-                let stored = self
-                    .docs
-                    .doc_load(&key)
-                    .await
-                    .map_err(|e| store_error(&key, e))?;
-                let Some(stored) = stored else {
-                    return Ok(None);
-                };
-                Ok(decode::<SecretDoc>(&key, &stored.bytes)?.api_key)
-            }
+            // ChatGPT and Grok sign-ins are not built yet: no such provider can be added.
+            Kind::Chatgpt | Kind::Grok => Ok(None),
             Kind::Vercel => {
                 let record = SecretRecord {
                     docs: &self.docs,
@@ -272,6 +263,18 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                     }
                     Resolution::Absent | Resolution::Unusable(_) => None,
                 })
+            }
+            // A key provider: its API key (none for a server without one).
+            _ => {
+                let stored = self
+                    .docs
+                    .doc_load(&key)
+                    .await
+                    .map_err(|e| store_error(&key, e))?;
+                let Some(stored) = stored else {
+                    return Ok(None);
+                };
+                Ok(decode::<SecretDoc>(&key, &stored.bytes)?.api_key)
             }
         }
     }

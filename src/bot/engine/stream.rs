@@ -29,7 +29,7 @@ use super::super::library::{item_key, ItemDoc};
 use super::super::replay::{replay, KeptReplay, Replay, TurnMeta};
 use super::super::resume::{is_gapless, journal_applies, resume};
 use super::super::store::{load, Loaded};
-use super::super::stream::{SavedFile, StreamLine};
+use super::super::stream::{ChatEnd, ChatEndReason, SavedFile, StreamLine};
 use super::Fxbot;
 
 /// One batch of a stream.
@@ -256,8 +256,26 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         cursor: Cursor,
         epoch: u64,
     ) -> Result<Batch, FxbotError> {
-        if self.state.borrow().closed || self.epoch(id) != epoch {
+        if self.state.borrow().closed {
             return Ok(Batch::ended(epoch));
+        }
+        if self.epoch(id) != epoch {
+            let next = self
+                .state
+                .borrow()
+                .handoffs
+                .get(id)
+                .filter(|(e, _)| *e == epoch)
+                .map(|(_, next)| next.clone());
+            let mut ended = Batch::ended(epoch);
+            if let Some(next_session_id) = next {
+                ended.lines.push(StreamLine::ChatEnd(ChatEnd {
+                    cursor: Cursor::before_turn(cursor.turn().saturating_add(1)),
+                    reason: ChatEndReason::Handoff,
+                    next_session_id,
+                }));
+            }
+            return Ok(ended);
         }
         match self.serve_kept(id, cursor, epoch, true) {
             Some(batch) => Ok(batch),
@@ -308,8 +326,12 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         loop {
             let receiver = {
                 let mut state = self.state.borrow_mut();
-                if state.closed || state.epochs.get(id).copied().unwrap_or(0) != epoch {
+                if state.closed {
                     return false;
+                }
+                if state.epochs.get(id).copied().unwrap_or(0) != epoch {
+                    // A stream of a chat handed off gets its `chat_end` from `follow`.
+                    return state.handoffs.get(id).is_some_and(|(e, _)| *e == epoch);
                 }
                 if let Some(journal) = state.journals.get(id) {
                     if journal.turn() > cursor.turn() || journal.last_cursor() > cursor {
@@ -322,6 +344,20 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 return false;
             }
         }
+    }
+
+    /// After a provider switch of `bot` to `next`: the old chat's streams get `chat_end` and
+    /// end; what was kept of it is dropped.
+    pub(super) fn handed_off(&self, bot: &BotId, next: &str) {
+        {
+            let mut state = self.state.borrow_mut();
+            let epoch = state.epochs.get(bot).copied().unwrap_or(0);
+            state.handoffs.insert(bot.clone(), (epoch, next.to_owned()));
+            state.epochs.insert(bot.clone(), epoch.saturating_add(1));
+            state.journals.remove(bot);
+            state.kept.remove(bot);
+        }
+        self.notify();
     }
 
     /// `release(botId?)`: stops this process's running turns (of one bot, or all), drops their

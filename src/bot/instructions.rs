@@ -21,12 +21,24 @@ pub const SKILLS_HEADING: &str = "## Your skills";
 pub const SKILLS_INTRO: &str = "Load a skill's full instructions with the skill tool when a \
 request needs it; a message that names $name comes with that skill's instructions.";
 
-/// The context window a budget uses when the model's is not known.
-pub const DEFAULT_WINDOW: u64 = 128_000;
-
-/// The context window of `model` (the gateway's known windows; [`DEFAULT_WINDOW`] otherwise).
-pub fn window_of(model: &str) -> u64 {
-    crate::gateway::catalog::fallback_context_window(model).unwrap_or(DEFAULT_WINDOW)
+/// The context window of `model` on a provider: the provider's own `contextWindow`, else what
+/// its model list reports for the model, else the gateway's known windows, else
+/// [`crate::bot::kinds::FALLBACK_CONTEXT_WINDOW`]. The budgets of the memories and the skills
+/// list are shares of it.
+pub fn window_of(provider: &crate::bot::settings::ProviderDoc, model: &str) -> u64 {
+    provider
+        .context_window
+        .or_else(|| {
+            provider
+                .models
+                .as_ref()?
+                .models
+                .iter()
+                .find(|m| m.id == model)?
+                .context_window
+        })
+        .or_else(|| crate::gateway::catalog::fallback_context_window(model))
+        .unwrap_or(crate::bot::kinds::FALLBACK_CONTEXT_WINDOW)
 }
 
 /// The system prompt of a turn of a bot named `name`, with the lines of its memories and of

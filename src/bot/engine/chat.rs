@@ -75,6 +75,8 @@ struct Route {
     /// The provider, and whether its `error` is set (a turn that works clears it).
     provider: ProviderId,
     had_error: bool,
+    /// The model's context window (the share the memories and skills list may take).
+    window: u64,
 }
 
 /// What the claim of a message gave.
@@ -257,7 +259,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                     message_id,
                     checked,
                     &skills,
-                    &route.model,
+                    route.window,
                     &loaded.session_id,
                     sent.turn,
                     &at,
@@ -386,7 +388,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         }
         let token = self.credential(provider_id, &provider).await?;
         let base = self.base_of(&provider);
+        let window = instructions::window_of(&provider, &model);
         Ok(Route {
+            window,
             model,
             token,
             team: provider.team_id,
@@ -408,7 +412,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         message_id: &MessageId,
         checked: &CheckedMessage,
         skills: &TurnSkills,
-        model: &str,
+        window: u64,
         session_id: &str,
         turn: u32,
         at: &str,
@@ -502,7 +506,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             .iter()
             .map(|s| (s.name.as_str(), s.description.as_str()))
             .collect();
-        let window = instructions::window_of(model);
         let memories = list_memories(&self.docs, id).await?;
         let system = instructions::assemble(
             &bot.fields.name,

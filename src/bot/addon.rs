@@ -10,10 +10,11 @@ use serde_json::{json, Map, Value};
 
 use super::docs::SCHEMA;
 use super::ids::{is_hex_id, BotId, ProviderId};
+use super::kinds::check_url;
 use super::shown::{kind_of, shown};
 use crate::mcp::client::Tool;
 use crate::mcp::headers::{self, HeaderError};
-use crate::net::url::{self, Scheme};
+use crate::net::url;
 
 /// `server:<12 hex>`.
 pub const SERVER_REF: &str = "server:";
@@ -134,8 +135,8 @@ pub enum AddonError {
     NotFromUrl(String),
     #[error("the skill at that URL is named {found}, not {name}")]
     Renamed { name: String, found: String },
-    #[error("the server url {shown} is not allowed: {reason}")]
-    Url { shown: String, reason: String },
+    #[error("{0}")]
+    Url(String),
     #[error(
         "the server name must be 1 to {MAX_SERVER_NAME} characters without control characters"
     )]
@@ -188,32 +189,19 @@ pub fn check_origin(text: &str) -> Result<String, AddonError> {
     Ok(text.trim_matches(|c: char| c <= ' ').to_owned())
 }
 
-/// Checks a server URL by the baseUrl rules (§7.3): https, or http on a loopback host; no
-/// credentials, query or fragment. Returns it without surrounding spaces.
+/// Checks a server's (or a skill's) URL by the baseUrl rules (§7.3, [`check_url`]): https, or
+/// http on a loopback host; no credentials, query or fragment. Returns it normalised.
 ///
 /// # Errors
 /// [`AddonError::Url`] naming what is wrong.
 pub fn check_server_url(text: &str) -> Result<String, AddonError> {
-    let refused = |reason: &str| AddonError::Url {
-        shown: shown(text),
-        reason: reason.to_owned(),
-    };
     if text.len() > MAX_URL {
-        return Err(refused("it is longer than 2048 characters"));
+        return Err(AddonError::Url(format!(
+            "url {} is longer than 2048 characters",
+            shown(text)
+        )));
     }
-    let parsed = url::parse(text).map_err(|e| refused(e.reason()))?;
-    if parsed.scheme == Scheme::Http && !parsed.host.is_loopback() {
-        return Err(refused(
-            "it must be https (http only on localhost, 127.0.0.1 or [::1])",
-        ));
-    }
-    if parsed.userinfo {
-        return Err(refused("it holds credentials"));
-    }
-    if parsed.query.is_some() || parsed.fragment {
-        return Err(refused("it has a query or a fragment"));
-    }
-    Ok(text.trim_matches(|c: char| c <= ' ').to_owned())
+    check_url("url", "give a credential as a header", text).map_err(AddonError::Url)
 }
 
 /// The name slug the model's tool names use (`mcp_<slug>_<tool>`).

@@ -454,17 +454,27 @@ impl KindInfo {
 /// # Errors
 /// The reason, as the 400's message says it.
 pub fn check_base_url(text: &str) -> Result<String, String> {
+    check_url("baseUrl", "give the key as apiKey", text)
+}
+
+/// The rule of [`check_base_url`] for any address fxbot sends a secret to (an MCP server's
+/// `url`, a skill's): `field` names it in the message, `credentials` says where a credential
+/// goes instead.
+///
+/// # Errors
+/// The reason, as the 400's message says it.
+pub fn check_url(field: &str, credentials: &str, text: &str) -> Result<String, String> {
     use crate::net::url::{parse, Host, Scheme};
     let shown = crate::bot::shown::shown(text);
-    let url = parse(text).map_err(|e| format!("baseUrl {shown} is not a URL: {}", e.reason()))?;
+    let url = parse(text).map_err(|e| format!("{field} {shown} is not a URL: {}", e.reason()))?;
     if url.userinfo {
         return Err(format!(
-            "baseUrl {shown} carries credentials (user:password@); give the key as apiKey"
+            "{field} {shown} carries credentials (user:password@); {credentials}"
         ));
     }
     if url.query.is_some() || url.fragment {
         return Err(format!(
-            "baseUrl {shown} has a query or a fragment; give the address without ? or #"
+            "{field} {shown} has a query or a fragment; give the address without ? or #"
         ));
     }
     let host = match &url.host {
@@ -480,7 +490,7 @@ pub fn check_base_url(text: &str) -> Result<String, String> {
         Scheme::Http if url.host.is_loopback() => ("http", 80),
         Scheme::Http => {
             return Err(format!(
-                "baseUrl {shown} must use https (http only on localhost, 127.0.0.1 or [::1])"
+                "{field} {shown} must use https (http only on localhost, 127.0.0.1 or [::1])"
             ))
         }
     };

@@ -184,7 +184,7 @@ describe('skills', () => {
     await fxbot.chat.send(bot.id, { text: '$review now', messageId: 'm2' });
     await untilEnd(fxbot, bot.id, 2);
     assert.equal(userText(net.chats()[1]), '$review now');
-    await rejects(fxbot.addons.addSkill({ url: 'http://example.com/SKILL.md' }), 400, /must be https/);
+    await rejects(fxbot.addons.addSkill({ url: 'http://example.com/SKILL.md' }), 400, /must use https/);
     await site.close();
     await fxbot.close();
   });
@@ -238,7 +238,7 @@ describe('remote MCP servers', () => {
     ]);
     await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'a\nb' } }), 400, /line break/);
     await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'k'.repeat(8193) } }), 400, /8193 bytes/);
-    await rejects(fxbot.addons.addServer({ url: 'http://mcp.example/mcp' }), 400, /must be https/);
+    await rejects(fxbot.addons.addServer({ url: 'http://mcp.example/mcp' }), 400, /must use https/);
     await rejects(fxbot.addons.addServer({ url: mcp.url, auth: 'magic' }), 400, /auth must be/);
     const server = await fxbot.addons.addServer({ url: mcp.url, name: 'issues', headers: { 'X-Api-Key': 'k'.repeat(8192) } });
     await rejects(fxbot.addons.update(server.ref, { headers: { 'X-Other': 'v' } }), 400, /X-Other was not given when the server was added/);

@@ -108,7 +108,13 @@ test('the empty terminal says where to type, beside the composer, until there is
     });
   await type(page, '/clear\r');
   await page.waitForFunction(() => !document.getElementById('composer-hint').hidden);
-  const shown = await hint();
+  // The hint follows the composer once the cleared screen is painted: wait for that frame (up
+  // to 5 s) rather than measure the one before it.
+  let shown = await hint();
+  for (let i = 0; i < 50 && shown.row !== shown.cursorRow; i += 1) {
+    await page.waitForTimeout(100);
+    shown = await hint();
+  }
   assert.equal(shown.shown, true);
   assert.match(shown.text, /Type your prompt here and press Enter/);
   assert.equal(shown.row, shown.cursorRow, 'on the composer row');

@@ -30,6 +30,7 @@ fn engine(host: &FakeHost) -> Fxbot<FakeHost, MemoryDocStore> {
             library_url: Box::new(default_library_url),
             auth: auth(),
             model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+            embedder: None,
         },
     )
 }

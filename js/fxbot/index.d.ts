@@ -153,6 +153,29 @@ export interface Settings {
   messageVectors: number;
 }
 
+/** `settings.embedding()`: the vectors behind memory search. */
+export interface EmbeddingStatus {
+  /** `local:<model>` in use; null when vectors are off or the embedder did not answer within 5 s. */
+  model: string | null;
+  /** The fill-in's last error (cleared by a pass that completes). */
+  error: string | null;
+  /** Messages considered (the newest `messageVectors` per bot) and how many have a vector. */
+  messages: number;
+  withVectors: number;
+  memories: number;
+  memoriesWithVectors: number;
+  /** The local device in use (`cpu` for a host embedder), null without one. */
+  local: 'cpu' | 'gpu' | 'off' | null;
+  switching: { to: 'cpu' | 'gpu' | 'off'; error?: string } | null;
+  canSwitch: boolean;
+}
+
+/** A host-supplied local embedder: `embed` resolves one vector (numbers or a Float32Array) per text. */
+export interface LocalEmbedder {
+  model: string;
+  embed(texts: string[]): Promise<ArrayLike<number>[]>;
+}
+
 export interface LibraryItem {
   id: string;
   name: string;
@@ -313,7 +336,13 @@ export interface Fxbot {
   };
   settings: {
     get(): Promise<Settings>;
+    /**
+     * `embedder: 'local'` needs `createFxbot({ embedder })` and a test string it embeds (400 and
+     * nothing changed otherwise); a change of the embedding fields or `messageVectors` starts the
+     * fill-in again, in the background (`onEvent` `embedding_progress` from 0).
+     */
     update(patch: Partial<Settings>): Promise<Settings>;
+    embedding(): Promise<EmbeddingStatus>;
   };
   library: {
     list(filter?: { botId?: string; sessionId?: string; tag?: string }): Promise<LibraryItem[]>;
@@ -384,6 +413,12 @@ export interface FxbotOptions {
   fetch?: typeof fetch;
   /** A library item's `url` (default `/api/library/<id>/file`). */
   libraryUrl?: (id: string) => string;
+  /**
+   * The local embedder for `embedder: 'local'` (memories and the newest `messageVectors`
+   * messages get vectors; searches combine cosine with the words). Each `embed` call is given
+   * 60 s (or `adapterTimeoutMs`, if longer).
+   */
+  embedder?: LocalEmbedder;
   /** Where an MCP server's authorization server sends the browser back (default `/oauth/callback`). */
   oauthRedirectPath?: string;
   /** A client-id metadata document this host serves, used when an authorization server accepts one. */

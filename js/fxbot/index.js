@@ -55,6 +55,27 @@ function randomOwner() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** How long one `embed` call may take before the fill-in counts it as failed. */
+const EMBED_TIMEOUT_MS = 60_000;
+
+/**
+ * The host's embedder as the core calls it: `embed` always settles, within its deadline (the
+ * longer of 60 s and the adapter timeout), to what the embedder gave or to an Error.
+ */
+function boundedEmbedder(embedder, adapterTimeoutMs) {
+  const limit = Math.max(EMBED_TIMEOUT_MS, adapterTimeoutMs ?? 0);
+  return {
+    model: embedder.model,
+    embed(texts) {
+      let timer;
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`embed did not answer within ${limit} ms`)), limit);
+      });
+      return Promise.race([Promise.resolve().then(() => embedder.embed(texts)), late]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
 /** A promise that resolves when `signal` aborts (never without one). */
 function aborted(signal) {
   if (!signal) return new Promise(() => {});
@@ -85,6 +106,9 @@ export async function createFxbot(options = {}) {
   }
   if (options.oauthClientMetadataUrl !== undefined && typeof options.oauthClientMetadataUrl !== 'string') {
     throw optionError('oauthClientMetadataUrl must be a URL string');
+  }
+  if (options.embedder !== undefined && !(options.embedder && typeof options.embedder === 'object' && typeof options.embedder.embed === 'function' && typeof options.embedder.model === 'string')) {
+    throw optionError('embedder must be an object with a model name and an embed(texts) function');
   }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw optionError('onEvent must be a function');
@@ -120,6 +144,7 @@ export async function createFxbot(options = {}) {
   });
   const glue = await loadBot(options.wasm);
   const core = new glue.FxbotCore(host, {
+    embedder: options.embedder ? boundedEmbedder(options.embedder, adapterTimeoutMs) : undefined,
     env,
     owner: options.owner ?? randomOwner(),
     libraryUrl: options.libraryUrl,
@@ -149,6 +174,12 @@ export async function createFxbot(options = {}) {
     }
   }
 
+  // A new or changed memory is searchable by meaning once the fill-in gives it a vector.
+  const filled = (value) => {
+    core.fill();
+    return value;
+  };
+
   const kinds = Object.freeze(core.kinds().map((k) => Object.freeze(k)));
 
   return {
@@ -161,8 +192,8 @@ export async function createFxbot(options = {}) {
     },
     memories: {
       list: (botId) => core.memories('list', botId),
-      add: (botId, text) => core.memories('add', botId, text),
-      update: (botId, memoryId, text) => core.memories('update', botId, memoryId, text),
+      add: (botId, text) => core.memories('add', botId, text).then(filled),
+      update: (botId, memoryId, text) => core.memories('update', botId, memoryId, text).then(filled),
       remove: (botId, memoryId) => core.memories('remove', botId, memoryId).then(() => undefined),
       search: (botId, query, searchOptions) => core.memories('search', botId, query, searchOptions ?? {}),
     },
@@ -203,7 +234,12 @@ export async function createFxbot(options = {}) {
     },
     settings: {
       get: () => core.settingsGet(),
-      update: (patch) => core.settingsUpdate(patch),
+      async update(patch) {
+        const settings = await core.settingsUpdate(patch);
+        core.fill();
+        return settings;
+      },
+      embedding: () => core.settingsEmbedding(),
     },
     library: {
       list: (filter) => core.libraryList(filter ?? {}),

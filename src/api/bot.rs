@@ -159,6 +159,8 @@ impl FxbotCore {
             auth,
             model_idle_timeout_ms: super::config::model_idle_timeout_ms(&config)
                 .unwrap_or(DEFAULT_MODEL_IDLE_TIMEOUT_MS),
+            embedder: crate::host::bot_embedder::JsEmbedder::from_config(&config)
+                .map(|e| Rc::new(e) as Rc<dyn crate::bot::embed::LocalEmbedder>),
         };
         let host = JsHostAdapter::new(host);
         Ok(FxbotCore {
@@ -194,6 +196,18 @@ impl FxbotCore {
     #[wasm_bindgen(js_name = settingsGet)]
     pub fn settings_get(&self) -> Promise {
         call!(self, |e| e.settings_get().await)
+    }
+
+    /// `settings.embedding()`.
+    #[wasm_bindgen(js_name = settingsEmbedding)]
+    pub fn settings_embedding(&self) -> Promise {
+        call!(self, |e| e.embedding_status().await)
+    }
+
+    /// Starts the fill-in in the background (a call while it runs asks it for another pass).
+    pub fn fill(&self) {
+        let engine = self.engine.clone();
+        spawn_local(async move { engine.fill_in().await });
     }
 
     #[wasm_bindgen(js_name = settingsUpdate)]
@@ -370,7 +384,11 @@ impl FxbotCore {
             let (sent, pending) = sent.await.map_err(|e| fxbot_error(&e))?;
             if let Some(pending) = pending {
                 let runner = engine.clone();
-                spawn_local(async move { runner.run(pending).await });
+                spawn_local(async move {
+                    runner.run(pending).await;
+                    // The finished turn's message gets its vector.
+                    runner.fill_in().await;
+                });
             }
             Ok(to_js(&sent))
         })

@@ -33,6 +33,7 @@ pub mod addon;
 pub mod args;
 pub mod cursor;
 pub mod docs;
+pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod fields;

@@ -90,12 +90,20 @@ pub struct SettingsPatch {
     pub default_provider: Option<Option<ProviderId>>,
     /// How many messages get vectors (§11.3).
     pub message_vectors: Option<u32>,
+    /// `off`, `local` or `remote`.
+    pub embedder: Option<String>,
+    pub embedding_provider: Option<String>,
+    pub embedding_model: Option<String>,
 }
 
 impl SettingsPatch {
     /// True when the patch changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.default_provider.is_none() && self.message_vectors.is_none()
+        self.default_provider.is_none()
+            && self.message_vectors.is_none()
+            && self.embedder.is_none()
+            && self.embedding_provider.is_none()
+            && self.embedding_model.is_none()
     }
 
     /// Applies the patch (whether `defaultProvider` names a provider is the engine's check).
@@ -109,12 +117,22 @@ impl SettingsPatch {
         if let Some(count) = self.message_vectors {
             doc.message_vectors = count;
         }
+        if let Some(embedder) = &self.embedder {
+            doc.embedder.clone_from(embedder);
+        }
+        if let Some(provider) = &self.embedding_provider {
+            doc.embedding_provider.clone_from(provider);
+        }
+        if let Some(model) = &self.embedding_model {
+            doc.embedding_model.clone_from(model);
+        }
     }
 }
 
-/// Checks a `settings.update` patch of part 1: `defaultProvider` (`""` or a provider id) and
-/// `messageVectors` (a whole number from 0 to 100,000); the other memory-search fields may only
-/// repeat their values (other embedders come with memories).
+/// Checks a `settings.update` patch: `defaultProvider` (`""` or a provider id),
+/// `messageVectors` (a whole number from 0 to 100,000), `embedder` (`off`, `local`, `remote`),
+/// `embeddingProvider` (`""` or a provider id) and `embeddingModel` (what needs the other
+/// documents, such as a local embedder being there, is the engine's check).
 ///
 /// # Errors
 /// 400 for a value outside the rules.
@@ -122,20 +140,30 @@ pub fn settings_patch(arg: Object<SettingsArg>) -> Result<SettingsPatch, FxbotEr
     let fields = arg
         .required()
         .map_err(|found| bad(format!("settings.update takes an object, not {found}")))?;
-    let default = SettingsDoc::default();
-    let unavailable = |key: &str| {
-        bad(format!(
-            "{key} cannot be changed yet: memory search arrives with memories (only embedder \"off\" is available)"
-        ))
+    let text = |arg: Arg<String>, key: &str| match arg {
+        Arg::Absent => Ok(None),
+        Arg::Given(text) if text.len() <= 256 && !text.chars().any(char::is_control) => {
+            Ok(Some(text))
+        }
+        Arg::Given(_) => Err(bad(format!(
+            "{key} must be at most 256 characters without control characters"
+        ))),
+        Arg::Wrong(found) => Err(bad(format!("{key} must be a string, not {found}"))),
     };
-    let same = |arg: Arg<String>, value: &str, key: &str| match arg {
-        Arg::Absent => Ok(()),
-        Arg::Given(text) if text == value => Ok(()),
-        _ => Err(unavailable(key)),
-    };
-    same(fields.embedder, &default.embedder, "embedder")?;
-    same(fields.embedding_provider, "", "embeddingProvider")?;
-    same(fields.embedding_model, "", "embeddingModel")?;
+    let embedder = text(fields.embedder, "embedder")?;
+    if let Some(embedder) = &embedder {
+        if !["off", "local", "remote"].contains(&embedder.as_str()) {
+            return Err(bad(format!(
+                "embedder must be \"off\", \"local\" or \"remote\", not {}",
+                crate::bot::shown::shown(embedder)
+            )));
+        }
+    }
+    let embedding_provider = text(fields.embedding_provider, "embeddingProvider")?;
+    if let Some(provider) = embedding_provider.as_deref().filter(|p| !p.is_empty()) {
+        ProviderId::parse(provider)?;
+    }
+    let embedding_model = text(fields.embedding_model, "embeddingModel")?;
     let whole = |n: f64| n.fract() == 0.0 && (0.0..=f64::from(MAX_MESSAGE_VECTORS)).contains(&n);
     let message_vectors = match fields.message_vectors {
         Arg::Absent => None,
@@ -166,6 +194,9 @@ pub fn settings_patch(arg: Object<SettingsArg>) -> Result<SettingsPatch, FxbotEr
     Ok(SettingsPatch {
         default_provider,
         message_vectors,
+        embedder,
+        embedding_provider,
+        embedding_model,
     })
 }
 
@@ -704,18 +735,61 @@ mod tests {
             );
         }
         for (value, message) in [
-            (json!({"defaultProvider": "xyz"}), "providerId must be 12 lowercase hex characters (0-9, a-f); got \"xyz\""),
-            (json!({"defaultProvider": 3}), "defaultProvider must be a string, not a number"),
-            (json!({"embedder": "local"}), "embedder cannot be changed yet: memory search arrives with memories (only embedder \"off\" is available)"),
-            (json!({"messageVectors": 1.5}), "messageVectors must be a whole number from 0 to 100,000; got 1.5"),
-            (json!({"messageVectors": 100_001}), "messageVectors must be a whole number from 0 to 100,000; got 100001"),
-            (json!({"messageVectors": -1}), "messageVectors must be a whole number from 0 to 100,000; got -1"),
-            (json!({"messageVectors": "5"}), "messageVectors must be a whole number from 0 to 100,000, not a string"),
+            (
+                json!({"defaultProvider": "xyz"}),
+                "providerId must be 12 lowercase hex characters (0-9, a-f); got \"xyz\"",
+            ),
+            (
+                json!({"defaultProvider": 3}),
+                "defaultProvider must be a string, not a number",
+            ),
+            (
+                json!({"embedder": "magic"}),
+                "embedder must be \"off\", \"local\" or \"remote\", not \"magic\"",
+            ),
+            (
+                json!({"embedder": 1}),
+                "embedder must be a string, not a number",
+            ),
+            (
+                json!({"embeddingProvider": "nope"}),
+                "providerId must be 12 lowercase hex characters (0-9, a-f); got \"nope\"",
+            ),
+            (
+                json!({"embeddingModel": "m".repeat(257)}),
+                "embeddingModel must be at most 256 characters without control characters",
+            ),
+            (
+                json!({"messageVectors": 1.5}),
+                "messageVectors must be a whole number from 0 to 100,000; got 1.5",
+            ),
+            (
+                json!({"messageVectors": 100_001}),
+                "messageVectors must be a whole number from 0 to 100,000; got 100001",
+            ),
+            (
+                json!({"messageVectors": -1}),
+                "messageVectors must be a whole number from 0 to 100,000; got -1",
+            ),
+            (
+                json!({"messageVectors": "5"}),
+                "messageVectors must be a whole number from 0 to 100,000, not a string",
+            ),
             (json!(3), "settings.update takes an object, not a number"),
         ] {
             let error = patch(value).unwrap_err();
-            assert_eq!((error.status(), error.to_string()), (400, message.to_owned()));
+            assert_eq!(
+                (error.status(), error.to_string()),
+                (400, message.to_owned())
+            );
         }
+        assert_eq!(
+            patch(json!({"embedder": "local"}))
+                .unwrap()
+                .embedder
+                .as_deref(),
+            Some("local")
+        );
         let mut doc = SettingsDoc::default();
         patch(json!({"messageVectors": 7, "defaultProvider": "0123456789ab"}))
             .unwrap()

@@ -23,6 +23,7 @@ use super::addon::{slug, ServerDoc, SkillDoc};
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
 use super::engine::addon_oauth::server_headers;
+use super::engine::embedding::Source;
 use super::engine::memories::{forget_memory, save_memory, search_memories, update_memory};
 use super::ids::{BotId, LibraryId, MemoryId};
 use super::library::{self, ItemDoc};
@@ -64,6 +65,8 @@ pub struct BotTools<'a, S: SessionStore, D: DocStore> {
     pub session_id: &'a str,
     /// The running turn's `messageId` (a memory the bot saves names it).
     pub message_id: &'a str,
+    /// The embedder of the settings, when one is on (searches combine its vectors).
+    pub embedder: Option<Source>,
     /// The bot's skills (the `skill` tool is offered when there is one).
     pub skills: &'a [SkillDoc],
     /// The bot's MCP servers, each with its client for this turn.
@@ -397,59 +400,72 @@ fn cap(mut text: String) -> String {
     text
 }
 
-/// One earlier message of the chat.
-struct Entry {
-    message_id: String,
-    at: String,
-    input: String,
-    reply: String,
+/// One earlier message of a chat.
+pub struct Entry {
+    pub message_id: String,
+    pub at: String,
+    pub input: String,
+    pub reply: String,
+}
+
+/// The messages of chat `session_id` of `bot`, oldest first: each turn's `messageId` (from the
+/// chat document's claims), its date, the person's input and the reply.
+///
+/// # Errors
+/// The store's failure or a damaged log, as a message.
+pub async fn chat_entries<S: SessionStore + ?Sized, D: DocStore>(
+    sessions: &S,
+    docs: &D,
+    bot: &BotId,
+    session_id: &str,
+) -> Result<Vec<Entry>, String> {
+    let chat = load::<ChatDoc, D>(docs, &keys::chat(bot))
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|l| l.doc)
+        .unwrap_or_default();
+    let Some(stored) = sessions
+        .load_session(session_id)
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Ok(Vec::new());
+    };
+    let view = crate::log::SessionLog::load(stored.bytes)
+        .map_err(|e| e.to_string())?
+        .view();
+    let mut out = Vec::new();
+    for (index, turn) in view.turns.iter().enumerate() {
+        let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        let (user, reply) = match turn {
+            TurnView::Assistant(t) => (&t.user.text, t.assistant.clone()),
+            TurnView::Interrupted(t) => (&t.user.text, t.assistant.clone().unwrap_or_default()),
+            TurnView::BackgroundCommand(t) => {
+                (&t.user.text, t.assistant.clone().unwrap_or_default())
+            }
+            TurnView::CompactedSummary(_) => continue,
+        };
+        let record = chat
+            .messages
+            .iter()
+            .find(|(_, r)| r.session_id == session_id && r.turn == number && !r.withdrawn);
+        let (message_id, at, input) = match record {
+            Some((id, r)) => (id.as_str().to_owned(), r.at.clone(), r.input.clone()),
+            None => (format!("turn-{number}"), String::new(), user.clone()),
+        };
+        out.push(Entry {
+            message_id,
+            at,
+            input,
+            reply,
+        });
+    }
+    Ok(out)
 }
 
 impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
     async fn entries(&self) -> Result<Vec<Entry>, String> {
-        let chat = load::<ChatDoc, D>(self.docs, &keys::chat(self.bot))
-            .await
-            .map_err(|e| e.to_string())?
-            .map(|l| l.doc)
-            .unwrap_or_default();
-        let Some(stored) = self
-            .sessions
-            .load_session(self.session_id)
-            .await
-            .map_err(|e| e.to_string())?
-        else {
-            return Ok(Vec::new());
-        };
-        let view = crate::log::SessionLog::load(stored.bytes)
-            .map_err(|e| e.to_string())?
-            .view();
-        let mut out = Vec::new();
-        for (index, turn) in view.turns.iter().enumerate() {
-            let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
-            let (user, reply) = match turn {
-                TurnView::Assistant(t) => (&t.user.text, t.assistant.clone()),
-                TurnView::Interrupted(t) => (&t.user.text, t.assistant.clone().unwrap_or_default()),
-                TurnView::BackgroundCommand(t) => {
-                    (&t.user.text, t.assistant.clone().unwrap_or_default())
-                }
-                TurnView::CompactedSummary(_) => continue,
-            };
-            let record = chat
-                .messages
-                .iter()
-                .find(|(_, r)| r.session_id == self.session_id && r.turn == number && !r.withdrawn);
-            let (message_id, at, input) = match record {
-                Some((id, r)) => (id.as_str().to_owned(), r.at.clone(), r.input.clone()),
-                None => (format!("turn-{number}"), String::new(), user.clone()),
-            };
-            out.push(Entry {
-                message_id,
-                at,
-                input,
-                reply,
-            });
-        }
-        Ok(out)
+        chat_entries(self.sessions, self.docs, self.bot, self.session_id).await
     }
 
     async fn chat_history(&self, query: &str, before: Option<&str>, limit: usize) -> ToolOutcome {
@@ -575,7 +591,17 @@ impl<S: SessionStore + Http + Clock + Random, D: DocStore> BotTools<'_, S, D> {
             .await
             .map(|m| format!("Saved as mem:{}.", m.id)),
             BotCall::MemorySearch { query, limit } => {
-                search_memories(self.docs, self.bot, query, *limit)
+                let vector = match &self.embedder {
+                    Some(source) => source
+                        .embed(vec![query.clone()])
+                        .await
+                        .ok()
+                        .and_then(|mut v| v.pop())
+                        .map(|v| (source.key.clone(), v)),
+                    None => None,
+                };
+                let vector = vector.as_ref().map(|(k, v)| (k.as_str(), v.as_slice()));
+                search_memories(self.docs, self.bot, query, *limit, vector)
                     .await
                     .map(|hits| {
                         if hits.is_empty() {

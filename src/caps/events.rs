@@ -102,6 +102,15 @@ pub enum HostEvent {
         message: String,
         signed_out: bool,
     },
+    /// The bots' fill-in stored vectors: `done` of `total` items of this pass have one under
+    /// `model` (a pass starts at 0).
+    #[cfg(feature = "bot")]
+    #[serde(rename = "embedding_progress")]
+    EmbeddingProgress {
+        model: String,
+        done: usize,
+        total: usize,
+    },
 }
 
 impl HostEvent {

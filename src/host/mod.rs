@@ -5,6 +5,8 @@
 
 #[cfg(feature = "bot")]
 pub mod bot_docs;
+#[cfg(feature = "bot")]
+pub mod bot_embedder;
 mod error;
 pub mod js_host;
 #[cfg(feature = "term")]

@@ -83,7 +83,7 @@ memory.commit('k', 'text', undefined);
 export { summary, roundTrip, syncRevision, removed, closing, bad, idbStore };
 
 import { createFxbot, isBotId, MAX_PINNED, FxbotErrorCodes } from ${JSON.stringify(entry)};
-import type { Memory, MemoryHit, Addon, AddonPatch, AddonRef, Fxbot, FxbotError, FxbotOptions, LibraryItem, McpServer, McpTool, NewServer, NewSkill, Profile, Provider, Sent, SignIn, Skill } from ${JSON.stringify(entry)};
+import type { EmbeddingStatus, LocalEmbedder, Memory, MemoryHit, Addon, AddonPatch, AddonRef, Fxbot, FxbotError, FxbotOptions, LibraryItem, McpServer, McpTool, NewServer, NewSkill, Profile, Provider, Sent, SignIn, Skill } from ${JSON.stringify(entry)};
 
 async function useFxbot(options: FxbotOptions): Promise<string[]> {
   const fxbot: Fxbot = await createFxbot(options);
@@ -104,6 +104,8 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
     const e = error as FxbotError;
     out.push(e.code, String(e.status));
   }
+  const status: EmbeddingStatus = await fxbot.settings.embedding();
+  out.push(status.model ?? 'off', String(status.memoriesWithVectors));
   const memory: Memory = await fxbot.memories.add(bot.id, 'Likes tea.');
   const hits: MemoryHit[] = await fxbot.memories.search(bot.id, 'tea', { limit: 3 });
   await fxbot.memories.update(bot.id, "mem:" + memory.id, "Likes green tea.");
@@ -137,7 +139,7 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
   await fxbot.close();
   return out;
 }
-const fxbotUse: Promise<string[]> = useFxbot({ store: memoryFxbotStore(), oauthRedirectPath: '/oauth/callback', env: { FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:1/v3/ai/language-model' } });
+const fxbotUse: Promise<string[]> = useFxbot({ store: memoryFxbotStore(), embedder: { model: 'm', embed: async (texts: string[]) => texts.map(() => new Float32Array(4)) } satisfies LocalEmbedder, oauthRedirectPath: '/oauth/callback', env: { FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:1/v3/ai/language-model' } });
 export { fxbotUse };
 `;
 

@@ -74,6 +74,7 @@ pub fn engine_config(owner: &str) -> EngineConfig {
         library_url: Box::new(default_library_url),
         auth: AuthConfig::production(),
         model_idle_timeout_ms: DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+        embedder: None,
     }
 }
 

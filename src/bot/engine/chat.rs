@@ -542,6 +542,10 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             bot: &bot,
             session_id: &session_id,
             message_id: message_id.as_str(),
+            embedder: match self.settings_doc().await {
+                Ok(settings) => self.source_of(&settings),
+                Err(_) => None,
+            },
             skills: &skills,
             mcp_names: mcp_names(&servers),
             servers,

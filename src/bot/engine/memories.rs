@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use crate::agent::time::rfc3339_ms;
 use crate::caps::{Clock, DocStore, Host, Random};
 
+use super::super::embed::{combined, cosine, from_bytes, vector_prefix};
 use super::super::error::{Entity, FxbotError};
 use super::super::ids::{BotId, IdKind, MemoryId};
 use super::super::memory::{bot_prefix, memory_key, text_of, MemoryDoc, SavedBy};
@@ -97,7 +98,9 @@ pub async fn forget_memory<D: DocStore>(
     store::remove(docs, &key).await
 }
 
-/// The memories that best match `query`, best first, with their scores.
+/// The memories that best match `query`, best first, with their scores: by words, and with
+/// `vector` (the query's, and the model key its memories' vectors are under) by
+/// `0.8·cosine + 0.2·lexical` for those that have one.
 ///
 /// # Errors
 /// 500 for the store.
@@ -106,13 +109,40 @@ pub async fn search_memories<D: DocStore>(
     bot: &BotId,
     query: &str,
     limit: usize,
+    vector: Option<(&str, &[f32])>,
 ) -> Result<Vec<(MemoryDoc, f64)>, FxbotError> {
     let mut memories = list_memories(docs, bot).await?;
     // Oldest first, as the ranking reads recency.
     memories.reverse();
     let texts: Vec<&str> = memories.iter().map(|m| m.text.as_str()).collect();
-    let ranked = rank(query, &texts);
-    Ok(ranked
+    let mut lexical = vec![0.0; memories.len()];
+    for (index, score) in rank(query, &texts) {
+        if let Some(slot) = lexical.get_mut(index) {
+            *slot = score;
+        }
+    }
+    let mut scored: Vec<(usize, f64)> = Vec::new();
+    for (index, memory) in memories.iter().enumerate() {
+        let words = lexical.get(index).copied().unwrap_or(0.0);
+        let cosine = match vector {
+            Some((key, query)) => {
+                let vkey = format!("{}{}", vector_prefix(key, "mem", bot.as_str()), memory.id);
+                docs.doc_load(&vkey)
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|v| from_bytes(&v.bytes))
+                    .map(|v| cosine(query, &v))
+            }
+            None => None,
+        };
+        let score = combined(cosine, words);
+        if cosine.is_some() || words > 0.0 {
+            scored.push((index, score));
+        }
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    Ok(scored
         .into_iter()
         .take(limit)
         .filter_map(|(index, score)| memories.get(index).map(|m| (m.clone(), score)))
@@ -187,7 +217,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub async fn memories_remove(&self, bot: &BotId, id: &Value) -> Result<(), FxbotError> {
         self.check_open()?;
         self.bot_doc(bot).await?;
-        forget_memory(&self.docs, bot, &memory_id(id)?).await
+        let id = memory_id(id)?;
+        forget_memory(&self.docs, bot, &id).await?;
+        self.forget_vectors(bot, Some(id.as_str())).await
     }
 
     /// `memories.search(botId, query, { limit })`: `Memory & { score }`, best first.
@@ -221,7 +253,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 }
             },
         };
-        Ok(search_memories(&self.docs, bot, query, limit)
+        let vector = self.query_vector(query).await;
+        let vector = vector.as_ref().map(|(k, v)| (k.as_str(), v.as_slice()));
+        Ok(search_memories(&self.docs, bot, query, limit, vector)
             .await?
             .into_iter()
             .map(|(m, score)| {
@@ -239,6 +273,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         for listed in store::list(&self.docs, &bot_prefix(bot)).await? {
             store::remove(&self.docs, &listed.key).await?;
         }
-        Ok(())
+        self.forget_vectors(bot, None).await
     }
 }

@@ -20,6 +20,7 @@ pub mod addons;
 pub mod bots;
 pub mod chat;
 mod claim;
+pub mod embedding;
 mod handoff;
 pub mod library;
 pub mod memories;
@@ -60,6 +61,8 @@ pub struct EngineConfig {
     /// How long a model response may send nothing before the attempt is cut and retried
     /// (`modelIdleTimeoutMs`; [`crate::agent::model::DEFAULT_MODEL_IDLE_TIMEOUT_MS`]).
     pub model_idle_timeout_ms: u32,
+    /// The host's local embedder (`createFxbot({ embedder })`), for `embedder: "local"`.
+    pub embedder: Option<std::rc::Rc<dyn super::embed::LocalEmbedder>>,
 }
 
 /// The seed's route for a library item.
@@ -145,6 +148,7 @@ struct State {
     handoffs: HashMap<BotId, (u64, String)>,
     waiters: Waiters,
     signins: HashMap<String, signin::SignIn>,
+    fill: embedding::FillState,
 }
 
 impl State {

@@ -54,6 +54,12 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 });
             }
         }
+        // The embedder the update would leave: checked (and asked to embed a test string when
+        // its source is new) before anything is stored, so a refused update changes nothing.
+        let before = self.settings_doc().await?;
+        let mut after = before.clone();
+        patch.apply(&mut after);
+        self.check_embedder(&before, &after).await?;
         let doc = store::update::<SettingsDoc, D, SettingsDoc>(
             &self.docs,
             keys::SETTINGS,

@@ -1,0 +1,131 @@
+// Vectors for memories and messages with a local embedder (issue 21, fxbot DESIGN §11.2–§11.4),
+// through createFxbot's public API with the deterministic hashing embedder
+// (tests/support/hashing-embedder.mjs): the fill-in reaches every memory and the newest
+// messageVectors messages, restarts when messageVectors changes, reports progress from 0; search
+// ranks by meaning; embedding() says model null when the embedder does not answer in 5 s and
+// carries the fill-in's last error; a failing test string leaves the settings as they were.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { memorySessionStore } from '../../pkg/node.js';
+import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { hashingEmbedder } from '../support/hashing-embedder.mjs';
+import { fakeFetch, textEvents, trapGuard, within } from './agent-support.mjs';
+
+const guard = trapGuard();
+after(() => guard.check());
+
+async function open({ embedder = hashingEmbedder(), replies = [] } = {}) {
+  const net = fakeFetch(replies, { catalog: null });
+  const events = [];
+  const store = memoryFxbotStore();
+  const fxbot = await createFxbot({ store, sessionStore: memorySessionStore(), fetch: net.fetch, embedder, onEvent: (e) => events.push(e) });
+  const provider = await fxbot.providers.add({ kind: 'gateway', apiKey: 'sk-test-0123456789abcdef', model: 'test/model' });
+  await fxbot.settings.update({ defaultProvider: provider.id });
+  const bot = await fxbot.bots.create({ name: 'Ada' });
+  return { fxbot, net, bot, events, embedder, store };
+}
+
+/** Polls `embedding()` until `done(status)` (at most 10 s). */
+async function until(fxbot, done) {
+  let status;
+  for (let i = 0; i < 200; i += 1) {
+    status = await fxbot.settings.embedding();
+    if (done(status)) return status;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`embedding() never got there: ${JSON.stringify(status)}`);
+}
+
+async function untilEnd(fxbot, botId, turn) {
+  const reading = (async () => {
+    for await (const line of fxbot.chat.stream(botId, 0)) if (line.type === 'turn_end' && line.turn === turn) return line;
+    return null;
+  })();
+  const outcome = await within(reading, 10_000);
+  assert.ok(outcome.settled && outcome.value, `turn ${turn} ends`);
+}
+
+test('embedder local: the fill-in gives every memory and the newest messages a vector', async () => {
+  const { fxbot, bot, events } = await open({ replies: [1, 2, 3].map((n) => ({ events: textEvents(`reply ${n}`) })) });
+  for (let n = 1; n <= 3; n += 1) {
+    await fxbot.chat.send(bot.id, { text: `message ${n}`, messageId: `m${n}` });
+    await untilEnd(fxbot, bot.id, n);
+  }
+  for (let n = 0; n < 40; n += 1) await fxbot.memories.add(bot.id, `memory number ${n} about topic ${n % 7}`);
+  const off = await fxbot.settings.embedding();
+  assert.deepEqual([off.model, off.memories, off.memoriesWithVectors], [null, 0, 0], 'off: no model, nothing counted');
+  await fxbot.settings.update({ embedder: 'local', messageVectors: 2 });
+  const status = await until(fxbot, (s) => s.memoriesWithVectors === s.memories && s.withVectors === Math.min(s.messages, 2));
+  assert.deepEqual(
+    [status.model, status.memories, status.messages, status.withVectors, status.error],
+    ['local:hashing-64', 40, 2, 2, null],
+  );
+  const progress = events.filter((e) => e.type === 'embedding_progress');
+  assert.ok(progress.length >= 2);
+  assert.equal(progress[0].done, 0);
+  assert.equal(progress.at(-1).done, progress.at(-1).total);
+  // Changing messageVectors starts the fill again: a progress event from 0, the new count reached.
+  const before = progress.length;
+  await fxbot.settings.update({ messageVectors: 3 });
+  const more = await until(fxbot, (s) => s.withVectors === 3);
+  assert.equal(more.messages, 3);
+  const restart = events.filter((e) => e.type === 'embedding_progress').slice(before);
+  assert.equal(restart[0].done, 0);
+  assert.equal(restart[0].total, 1);
+  await fxbot.close();
+});
+
+test('search ranks a planted near-duplicate first, by meaning as well as words; a new memory is searchable at once', async () => {
+  const { fxbot, bot } = await open();
+  await fxbot.settings.update({ embedder: 'local' });
+  for (const text of ['Walks the dog at seven.', 'Reads science fiction.', 'Allergic to cats.', 'Takes the train to work.', 'Loves Lisbon in spring.']) {
+    await fxbot.memories.add(bot.id, text);
+  }
+  const planted = await fxbot.memories.add(bot.id, 'Their favourite drink is smoky lapsang souchong tea.');
+  await until(fxbot, (s) => s.memoriesWithVectors === s.memories);
+  const hits = await fxbot.memories.search(bot.id, 'favourite smoky tea drinks');
+  assert.equal(hits[0].id, planted.id);
+  assert.ok(hits[0].score > hits[1].score);
+  // With vectors every memory gets a score (cosine), not only those sharing a word.
+  assert.equal(hits.length, 6);
+  const fresh = await fxbot.memories.add(bot.id, 'Plays chess on Tuesdays.');
+  await until(fxbot, (s) => s.memoriesWithVectors === s.memories);
+  assert.equal((await fxbot.memories.search(bot.id, 'chess tuesdays'))[0].id, fresh.id);
+  await fxbot.close();
+});
+
+test('a local embedder that fails its test string is a 400 and the settings stay; without one, local is a 400', async () => {
+  const embedder = hashingEmbedder();
+  embedder.fail = new Error('the model file is missing');
+  const { fxbot } = await open({ embedder });
+  const before = await fxbot.settings.get();
+  await assert.rejects(fxbot.settings.update({ embedder: 'local' }), (e) => e.status === 400 && /failed its test string \(the embedder failed: the model file is missing\)/.test(e.message));
+  assert.deepEqual(await fxbot.settings.get(), before);
+  await assert.rejects(fxbot.settings.update({ embedder: 'remote' }), (e) => e.status === 400 && /needs both embeddingProvider and embeddingModel/.test(e.message));
+  await assert.rejects(fxbot.settings.update({ embedder: 'magic' }), (e) => e.status === 400 && /embedder must be/.test(e.message));
+  await fxbot.close();
+  const bare = await createFxbot({ store: memoryFxbotStore(), sessionStore: memorySessionStore(), fetch: fakeFetch([]).fetch });
+  await assert.rejects(bare.settings.update({ embedder: 'local' }), (e) => e.status === 400 && /needs a local embedder/.test(e.message));
+  await bare.close();
+  await assert.rejects(createFxbot({ embedder: { model: 'x' } }), /embedder must be an object/);
+});
+
+test('embedding() says model null when the embedder hangs past 5 s, and error carries the fill-in\'s last error', async () => {
+  const { fxbot, bot, embedder } = await open();
+  await fxbot.settings.update({ embedder: 'local' });
+  embedder.fail = new Error('out of memory');
+  await fxbot.memories.add(bot.id, 'Something to embed.');
+  const failed = await until(fxbot, (s) => s.error !== null);
+  assert.match(failed.error, /out of memory/);
+  assert.equal(failed.memoriesWithVectors, 0);
+  embedder.fail = null;
+  embedder.hang = true;
+  const started = Date.now();
+  const hung = await fxbot.settings.embedding();
+  const waited = Date.now() - started;
+  assert.equal(hung.model, null);
+  assert.ok(waited >= 4_500 && waited < 20_000, `it waited ${waited} ms`);
+  await fxbot.close();
+});

@@ -147,3 +147,23 @@ export function reduceLines(turns: readonly Turn[], line: StreamLine): Turn[];
 
 /** The turns of a sequence of lines. */
 export function turnsFromLines(lines: Iterable<StreamLine>): Turn[];
+
+export interface ConnectFxbotOptions {
+  /** The fxbot server's origin (or the base the `/api/` routes hang from). */
+  url: string | URL;
+  /** Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Sent with every request (an `authorization`, say); a function is called per request. */
+  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** The pause before a dropped stream reconnects (ms, default 250). */
+  reconnectDelayMs?: number;
+  /** Reconnects in a row without a line before the stream fails (default 20). */
+  maxReconnects?: number;
+}
+
+/**
+ * The `Fxbot` interface of `createFxbot`, served by `fx-wasm/fxbot/server` at `url`.
+ * `chat.stream` follows the server's event stream and reconnects with `Last-Event-ID` when the
+ * connection drops; `close()` ends this client's streams (the server's bots keep running).
+ */
+export function connectFxbot(options: ConnectFxbotOptions): Promise<import('./index.js').Fxbot>;

@@ -191,7 +191,6 @@ function remoteError(status, code, message) {
   return error;
 }
 
-const badCall = (message) => remoteError(400, 'FXBOT_BAD_REQUEST', message);
 
 async function errorOf(response) {
   let body = null;
@@ -204,7 +203,7 @@ async function errorOf(response) {
   if (e && typeof e.code === 'string' && typeof e.message === 'string') {
     return remoteError(Number.isInteger(e.status) ? e.status : response.status, e.code, e.message);
   }
-  return remoteError(response.status >= 500 ? 502 : response.status, response.status >= 500 ? 'FXBOT_PROVIDER_FAILED' : 'FXBOT_BAD_REQUEST', `the fxbot server answered ${response.status}`);
+  return remoteError(response.status, 'HTTP_ERROR', `the fxbot server answered ${response.status} without an error body`);
 }
 
 /** The events of an SSE body: `{ id, event, data }` for each, comments dropped. */
@@ -284,10 +283,8 @@ export async function connectFxbot(options = {}) {
   let closed = false;
 
   const extraHeaders = async () => (typeof headers === 'function' ? await headers() : headers);
-  const seg = (value) => {
-    if (typeof value !== 'string' || value === '') throw badCall(`an id must be a non-empty string (got ${typeof value})`);
-    return encodeURIComponent(value);
-  };
+  // Ids go as they are: the server's fxbot checks them (an id of another shape is its 400).
+  const seg = (value) => encodeURIComponent(String(value));
   const query = (params) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
@@ -310,7 +307,7 @@ export async function connectFxbot(options = {}) {
       });
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      throw remoteError(502, 'FXBOT_PROVIDER_FAILED', `the fxbot server could not be reached: ${error?.message ?? error}`);
+      throw remoteError(502, 'HTTP_UNREACHABLE', `the fxbot server could not be reached: ${error?.message ?? error}`);
     }
     return response;
   }
@@ -324,10 +321,8 @@ export async function connectFxbot(options = {}) {
   }
 
   async function* stream(botId, cursor, { sessionId, signal, follow = true } = {}) {
-    if (!Number.isSafeInteger(cursor) || cursor < 0) {
-      throw badCall(`the cursor must be a whole number of at least 0 (got ${JSON.stringify(cursor) ?? typeof cursor})`);
-    }
-    const path = `/bots/${seg(botId)}/stream${query({ cursor, sessionId, follow: follow ? undefined : 0 })}`;
+    // The server checks the cursor: sent as JSON, so that "0" (a string) is refused there as in process.
+    const path = `/bots/${seg(botId)}/stream${query({ cursor: String(JSON.stringify(cursor)), sessionId, follow: follow ? undefined : 0 })}`;
     const own = new AbortController();
     const onAbort = () => own.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -344,7 +339,7 @@ export async function connectFxbot(options = {}) {
           });
         } catch (error) {
           if (own.signal.aborted || signal?.aborted) return;
-          if (error?.code === 'FXBOT_CLOSED' || ++failures > maxReconnects) throw error;
+          if (closed || ++failures > maxReconnects) throw error;
           await wait(reconnectDelayMs, own.signal);
           continue;
         }
@@ -367,7 +362,7 @@ export async function connectFxbot(options = {}) {
               } catch {
                 // Described below.
               }
-              throw remoteError(e?.status ?? 500, e?.code ?? 'FXBOT_INTERNAL', e?.message ?? 'the stream failed');
+              throw remoteError(e?.status ?? 500, e?.code ?? 'HTTP_ERROR', e?.message ?? 'the stream failed');
             }
             if (event.event !== 'message') continue;
             const line = JSON.parse(event.data);
@@ -382,7 +377,7 @@ export async function connectFxbot(options = {}) {
           // The connection dropped: reconnect below.
         }
         if (own.signal.aborted || signal?.aborted) return;
-        if (++failures > maxReconnects) throw remoteError(502, 'FXBOT_PROVIDER_FAILED', 'the fxbot server kept dropping the stream');
+        if (++failures > maxReconnects) throw remoteError(502, 'HTTP_UNREACHABLE', 'the fxbot server kept dropping the stream');
         if (failures > 1) await wait(reconnectDelayMs, own.signal);
       }
     } finally {

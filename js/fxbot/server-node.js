@@ -72,7 +72,7 @@ export function listen(handler, { port = 0, host = '127.0.0.1' } = {}) {
       request = toRequest(req, origin, aborter.signal);
     } catch {
       res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ error: { status: 400, code: 'FXBOT_BAD_REQUEST', message: 'the request could not be read' } }));
+      res.end(JSON.stringify({ error: { status: 400, code: 'HTTP_BAD_REQUEST', message: 'the request could not be read' } }));
       return;
     }
     Promise.resolve()
@@ -81,7 +81,7 @@ export function listen(handler, { port = 0, host = '127.0.0.1' } = {}) {
       .catch(() => {
         if (!res.headersSent) {
           res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-          res.end(JSON.stringify({ error: { status: 500, code: 'FXBOT_INTERNAL', message: 'the server failed to answer this request' } }));
+          res.end(JSON.stringify({ error: { status: 500, code: 'HTTP_INTERNAL', message: 'the server failed to answer this request' } }));
         } else {
           res.destroy();
         }

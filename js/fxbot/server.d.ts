@@ -2,8 +2,8 @@
 
 import type { Fxbot } from './index.js';
 
-/** The codes only the server gives (beside the FXBOT_* codes of FxbotError). */
-export type FxbotServerErrorCode = 'FXBOT_UNAUTHORIZED' | 'FXBOT_TOO_LARGE' | 'FXBOT_METHOD_NOT_ALLOWED';
+
+export type { FxbotHttpErrorCode } from './client.js';
 
 /** Every failure's body, with the same `status` as the HTTP status. */
 export interface FxbotServerErrorBody {

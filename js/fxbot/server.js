@@ -23,7 +23,8 @@ export const DEFAULT_MAX_BODY_BYTES = Math.ceil((16 * MIB) / 3) * 4 + 2 * MIB + 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-const BOT_ID = '[^/]+';
+// An empty id is routed too: the engine answers it (400), as in process.
+const BOT_ID = '[^/]*';
 
 class HttpError extends Error {
   constructor(status, code, message) {
@@ -56,7 +57,7 @@ function describeError(error, onError) {
     error.status >= 400 &&
     error.status <= 599 &&
     typeof error.code === 'string' &&
-    /^FXBOT_[A-Z_]+$/.test(error.code)
+    /^(FXBOT|HTTP)_[A-Z_]+$/.test(error.code)
   ) {
     return { status: error.status, code: error.code, message: String(error.message ?? '') };
   }
@@ -66,7 +67,7 @@ function describeError(error, onError) {
     // The host's logger failing is not the client's business.
   }
   // Anything else stays on the server: its message may hold what a client must not see.
-  return { status: 500, code: 'FXBOT_INTERNAL', message: 'the server failed to answer this request' };
+  return { status: 500, code: 'HTTP_INTERNAL', message: 'the server failed to answer this request' };
 }
 
 /** A route's value answered 201. */
@@ -83,7 +84,7 @@ async function readBody(request, limit) {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) {
     await request.body?.cancel().catch(() => {});
-    throw new HttpError(413, 'FXBOT_TOO_LARGE', `the request body is larger than ${limit} bytes`);
+    throw new HttpError(413, 'HTTP_PAYLOAD_TOO_LARGE', `the request body is larger than ${limit} bytes`);
   }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
@@ -95,7 +96,7 @@ async function readBody(request, limit) {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw new HttpError(413, 'FXBOT_TOO_LARGE', `the request body is larger than ${limit} bytes`);
+      throw new HttpError(413, 'HTTP_PAYLOAD_TOO_LARGE', `the request body is larger than ${limit} bytes`);
     }
     chunks.push(value);
   }
@@ -350,7 +351,7 @@ export function createFxbotServer(fxbot, options = {}) {
     try {
       url = new URL(request.url);
     } catch {
-      return json(400, errorBody(400, 'FXBOT_BAD_REQUEST', 'the request URL is not valid'));
+      return errorResponse(badRequest('the request URL is not valid'));
     }
     // Nothing is read, routed or touched before the request is authorized.
     let allowed = false;
@@ -361,10 +362,10 @@ export function createFxbotServer(fxbot, options = {}) {
     }
     if (!allowed) {
       await request.body?.cancel().catch(() => {});
-      return json(401, errorBody(401, 'FXBOT_UNAUTHORIZED', 'this request is not authorized'), { 'www-authenticate': 'Bearer' });
+      return json(401, errorBody(401, 'HTTP_UNAUTHORIZED', 'this request is not authorized'), { 'www-authenticate': 'Bearer' });
     }
     if (!url.pathname.startsWith('/api/')) {
-      return json(404, errorBody(404, 'FXBOT_NOT_FOUND', `no route ${url.pathname}`));
+      return json(404, errorBody(404, 'HTTP_NOT_FOUND', `no route ${url.pathname}`));
     }
     const path = url.pathname.slice(4);
     let matched = false;
@@ -385,9 +386,9 @@ export function createFxbotServer(fxbot, options = {}) {
     }
     if (matched) {
       await request.body?.cancel().catch(() => {});
-      return json(405, errorBody(405, 'FXBOT_METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}`));
+      return json(405, errorBody(405, 'HTTP_METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url.pathname}`));
     }
     await request.body?.cancel().catch(() => {});
-    return json(404, errorBody(404, 'FXBOT_NOT_FOUND', `no route ${url.pathname}`));
+    return json(404, errorBody(404, 'HTTP_NOT_FOUND', `no route ${url.pathname}`));
   };
 }

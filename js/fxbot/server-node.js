@@ -3,9 +3,45 @@
 // build of server.js never sees a `node:` import.
 
 import { createServer } from 'node:http';
-import { Readable } from 'node:stream';
 
 export * from './server.js';
+
+/**
+ * The body of a Node request as a ReadableStream that reads only as fast as it is pulled, and
+ * stops reading once cancelled (a body refused part way is not read on).
+ */
+function bodyOf(req) {
+  let done = false;
+  return new ReadableStream(
+    {
+      start(controller) {
+        req.on('data', (chunk) => {
+          if (done) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if (controller.desiredSize <= 0) req.pause();
+        });
+        req.on('end', () => {
+          if (done) return;
+          done = true;
+          controller.close();
+        });
+        req.on('error', (error) => {
+          if (done) return;
+          done = true;
+          controller.error(error);
+        });
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        done = true;
+        req.pause();
+      },
+    },
+    { highWaterMark: 256 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}
 
 /** A Request for a Node request: the body streams in as the handler reads it. */
 function toRequest(req, origin, signal) {
@@ -14,7 +50,7 @@ function toRequest(req, origin, signal) {
   const method = req.method ?? 'GET';
   const init = { method, headers, signal };
   if (method !== 'GET' && method !== 'HEAD') {
-    init.body = Readable.toWeb(req);
+    init.body = bodyOf(req);
     init.duplex = 'half';
   }
   return new Request(new URL(req.url ?? '/', origin), init);

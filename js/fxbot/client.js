@@ -283,8 +283,9 @@ export async function connectFxbot(options = {}) {
   let closed = false;
 
   const extraHeaders = async () => (typeof headers === 'function' ? await headers() : headers);
-  // Ids go as they are: the server's fxbot checks them (an id of another shape is its 400).
-  const seg = (value) => encodeURIComponent(String(value));
+  // Ids go as they are: the server's fxbot checks them (an id of another shape is its 400). A
+  // value that is not a string goes as `<type>:<value>`, which no id shape accepts.
+  const seg = (value) => encodeURIComponent(typeof value === 'string' ? value : `${typeof value}:${String(value)}`);
   const query = (params) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));

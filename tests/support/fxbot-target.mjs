@@ -19,6 +19,8 @@ export async function createFxbot(options) {
     heartbeatMs: 1000,
   });
   const served = await listen(handler, { port: 0, host: '127.0.0.1' });
+  // A test that fails before close() must not keep the process alive.
+  served.server.unref();
   const client = await connectFxbot({ url: served.url, headers: { authorization: TOKEN } });
   const close = client.close;
   client.close = async () => {

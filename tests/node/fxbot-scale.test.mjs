@@ -27,9 +27,9 @@ import { createFxbotServer, listen } from '../../pkg/fxbot/server-node.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => existsSync(join(d, 'initdb')));
 const TOKEN = 'scale-token';
-const CLIENTS = 30;
+const CLIENTS = Number(process.env.FXBOT_SCALE_CLIENTS ?? 30);
 const BOTS = 10;
-const SENDS = 300;
+const SENDS = Number(process.env.FXBOT_SCALE_SENDS ?? 300);
 
 /** A fake AI Gateway on loopback: a short streamed reply; counts the requests per scale message id. */
 async function fakeModel() {
@@ -71,9 +71,10 @@ async function startPostgres() {
   const data = join(dir, 'data');
   const port = await freePort();
   const asUser = process.getuid?.() === 0 ? (cmd, args) => ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : (cmd, args) => [cmd, args];
+  // No pipes: the postmaster pg_ctl leaves running would hold them open (it logs to a file).
   const run = (cmd, args) => {
     const [c, a] = asUser(join(PG_BIN, cmd), args);
-    return execFileSync(c, a, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    execFileSync(c, a, { stdio: 'ignore' });
   };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`, 'start']);

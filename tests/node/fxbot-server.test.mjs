@@ -469,3 +469,13 @@ test('the client gives the server errors as FxbotErrors; JSON and method rules',
   await assert.rejects(client.bots.list(), (e) => e.status === 409 && e.code === 'FXBOT_CLOSED');
   await s.close();
 });
+
+test('what a browser build imports has no node: import (listen lives in server-node.js)', async () => {
+  const { readFile } = await import('node:fs/promises');
+  for (const file of ['server.js', 'client.js', 'postgres.js', 'index.js', 'stores.js']) {
+    const text = await readFile(new URL(`../../js/fxbot/${file}`, import.meta.url), 'utf8');
+    assert.doesNotMatch(text, /from\s+['"]node:|import\(\s*['"]node:/, file);
+  }
+  const node = await readFile(new URL('../../js/fxbot/server-node.js', import.meta.url), 'utf8');
+  assert.match(node, /from 'node:http'/);
+});

@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: ./scripts/try.sh [--demo] [--port N]
+Usage: ./scripts/try.sh [--demo] [--server] [--port N]
 
 Sets up what is missing (once), builds the package into pkg/, and serves the try page, fx in a
 browser tab, on 127.0.0.1. Open the URL it prints. Ctrl+C stops it.
@@ -14,6 +14,9 @@ browser tab, on 127.0.0.1. Open the URL it prints. Ctrl+C stops it.
 Options:
   --demo         every model request gets the scripted demo model (offline, no AI), whatever
                  the visitor's key or sign-in
+  --server       serve the bots page against fxbot's server instead (examples/bots/server.mjs):
+                 bots, chats and files in PGlite under .fxbot-data/, the scripted demo model,
+                 offline; open the URL it prints (it carries the token that lets the page in)
   --port N       listen on port N (default 8787, or $PORT; 0 picks a free port)
   -h, --help     print this help and exit
 
@@ -33,6 +36,7 @@ check_port() {
 }
 
 args=()
+server=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help)
@@ -41,6 +45,9 @@ while [ $# -gt 0 ]; do
       ;;
     --demo)
       args+=(--demo)
+      ;;
+    --server)
+      server=1
       ;;
     --port)
       if [ $# -lt 2 ] || [ -z "$2" ]; then
@@ -72,4 +79,12 @@ cd "$root"
 
 ./scripts/setup.sh
 npm run --silent build
+if [ "$server" = 1 ]; then
+  # --demo is implied: the server's bots use the scripted demo model.
+  port_args=()
+  for ((i = 0; i < ${#args[@]}; i++)); do
+    if [ "${args[$i]}" = --port ]; then port_args=(--port "${args[$((i + 1))]}"); fi
+  done
+  exec node examples/bots/server.mjs "${port_args[@]}"
+fi
 exec node examples/dev-gateway/server.mjs "${args[@]}"

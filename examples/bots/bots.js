@@ -4,14 +4,18 @@
 // scripted demo model unless it runs with AI_GATEWAY_API_KEY), so no key lives in the page.
 //
 // Run `node examples/dev-gateway/server.mjs` and open http://127.0.0.1:8787/examples/bots/.
+// With `?server` the same page uses fxbot's server on its origin through connectFxbot
+// (`./scripts/try.sh --server`: the server on PGlite, offline with the demo model).
 
 import { createFxbot } from '/pkg/fxbot/index.js';
-import { reduceLines } from '/pkg/fxbot/client.js';
+import { connectFxbot, reduceLines } from '/pkg/fxbot/client.js';
 import { renderMarkdown } from '/examples/shared/markdown.js';
 
 const $ = (id) => document.getElementById(id);
 const CHAT_URL = new URL('/v3/ai/language-model', location.href).href;
 const DEMO_MODEL = 'fx-demo/scripted';
+// `?server`: the bots of fxbot's server on this origin (examples/bots/server.mjs), not this tab's.
+const SERVER = new URLSearchParams(location.search).has('server');
 const SELECTED = 'fx-bots-example.selected';
 const COLORS = { gray: '#8c959f', red: '#cf222e', orange: '#e16f24', amber: '#bf8700', green: '#1a7f37',
   teal: '#1b7c83', blue: '#0969da', indigo: '#4f46e5', purple: '#8250df', pink: '#bf3989' };
@@ -161,7 +165,8 @@ async function send() {
 }
 
 async function start() {
-  fxbot = await createFxbot({ env: { FX_GATEWAY_CHAT_URL: CHAT_URL } });
+  // The one line that switches between in-page bots and the server's.
+  fxbot = SERVER ? await connectFxbot({ url: location.origin }) : await createFxbot({ env: { FX_GATEWAY_CHAT_URL: CHAT_URL } });
   // One AI Gateway provider through the dev gateway (it answers for the demo model itself).
   const settings = await fxbot.settings.get();
   if (!settings.defaultProvider) {

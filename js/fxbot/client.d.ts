@@ -147,3 +147,41 @@ export function reduceLines(turns: readonly Turn[], line: StreamLine): Turn[];
 
 /** The turns of a sequence of lines. */
 export function turnsFromLines(lines: Iterable<StreamLine>): Turn[];
+
+/**
+ * The codes of the HTTP layer itself, beside the bots layer's `FXBOT_*` codes that a server
+ * passes on unchanged: `HTTP_UNAUTHORIZED` (401: `authorize` refused), `HTTP_PAYLOAD_TOO_LARGE`
+ * (413), `HTTP_NOT_FOUND` (404: no such route), `HTTP_METHOD_NOT_ALLOWED` (405),
+ * `HTTP_BAD_REQUEST` (400: a request Node could not read), `HTTP_INTERNAL` (500: an unexpected
+ * failure, its detail kept on the server), and on the client `HTTP_UNREACHABLE` (502: no answer,
+ * or a stream that kept dropping) and `HTTP_ERROR` (an answer without the server's error body).
+ */
+export type FxbotHttpErrorCode =
+  | 'HTTP_UNAUTHORIZED'
+  | 'HTTP_PAYLOAD_TOO_LARGE'
+  | 'HTTP_NOT_FOUND'
+  | 'HTTP_METHOD_NOT_ALLOWED'
+  | 'HTTP_BAD_REQUEST'
+  | 'HTTP_INTERNAL'
+  | 'HTTP_UNREACHABLE'
+  | 'HTTP_ERROR';
+
+export interface ConnectFxbotOptions {
+  /** The fxbot server's origin (or the base the `/api/` routes hang from). */
+  url: string | URL;
+  /** Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Sent with every request (an `authorization`, say); a function is called per request. */
+  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** The pause before a dropped stream reconnects (ms, default 250). */
+  reconnectDelayMs?: number;
+  /** Reconnects in a row without a line before the stream fails (default 20). */
+  maxReconnects?: number;
+}
+
+/**
+ * The `Fxbot` interface of `createFxbot`, served by `fx-wasm/fxbot/server` at `url`.
+ * `chat.stream` follows the server's event stream and reconnects with `Last-Event-ID` when the
+ * connection drops; `close()` ends this client's streams (the server's bots keep running).
+ */
+export function connectFxbot(options: ConnectFxbotOptions): Promise<import('./index.js').Fxbot>;

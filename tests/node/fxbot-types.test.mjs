@@ -14,6 +14,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const client = join(root, 'js', 'fxbot', 'client.js');
 const stores = join(root, 'js', 'fxbot', 'stores.js');
 const entry = join(root, 'js', 'fxbot', 'index.js');
+const server = join(root, 'js', 'fxbot', 'server.js');
+const postgres = join(root, 'js', 'fxbot', 'postgres.js');
 
 const USE = `
 import { reduceLines, turnsFromLines } from ${JSON.stringify(client)};
@@ -141,6 +143,30 @@ async function useFxbot(options: FxbotOptions): Promise<string[]> {
 }
 const fxbotUse: Promise<string[]> = useFxbot({ store: memoryFxbotStore(), embedder: { model: 'm', embed: async (texts: string[]) => texts.map(() => new Float32Array(4)) } satisfies LocalEmbedder, oauthRedirectPath: '/oauth/callback', env: { FX_GATEWAY_CHAT_URL: 'http://127.0.0.1:1/v3/ai/language-model' } });
 export { fxbotUse };
+
+import { connectFxbot } from ${JSON.stringify(client)};
+import type { ConnectFxbotOptions, FxbotHttpErrorCode } from ${JSON.stringify(client)};
+import { createFxbotServer, DEFAULT_MAX_BODY_BYTES, listen } from ${JSON.stringify(server)};
+import type { FxbotHandler, FxbotServerOptions, Listening } from ${JSON.stringify(server)};
+import { postgresFxbotStore, postgresSessionStore, SCHEMA_VERSION } from ${JSON.stringify(postgres)};
+import type { PostgresQueryable } from ${JSON.stringify(postgres)};
+
+async function useServer(db: PostgresQueryable): Promise<string> {
+  const inner: Fxbot = await createFxbot({ store: postgresFxbotStore(db), sessionStore: postgresSessionStore(db, { prefix: 'fxbot' }) });
+  const serverOptions: FxbotServerOptions = { authorize: (r: Request) => r.headers.get('authorization') === 'Bearer t', heartbeatMs: 1000, maxBodyBytes: DEFAULT_MAX_BODY_BYTES };
+  const handler: FxbotHandler = createFxbotServer(inner, serverOptions);
+  const served: Listening = await listen(handler, { port: 0 });
+  const connect: ConnectFxbotOptions = { url: served.url, headers: () => ({ authorization: 'Bearer t' }) };
+  const remote: Fxbot = await connectFxbot(connect);
+  const code: FxbotHttpErrorCode = 'HTTP_UNAUTHORIZED';
+  // @ts-expect-error authorize is required
+  createFxbotServer(inner, {});
+  const bots = await remote.bots.list();
+  await remote.close();
+  await served.close();
+  return code + bots.length + SCHEMA_VERSION;
+}
+export { useServer };
 `;
 
 test('the fxbot client and store declarations type-check', async () => {

@@ -26,8 +26,8 @@ test('try.sh --help (and -h) prints the usage and exits 0, before setting anythi
   for (const flag of ['--help', '-h']) {
     const { code, stdout, stderr } = run(TRY, [flag]);
     assert.equal(code, 0, flag);
-    assert.match(stdout, /^Usage: \.\/scripts\/try\.sh \[--demo\] \[--port N\]/, flag);
-    for (const word of ['--demo', '--port N', '--help', 'AI_GATEWAY_API_KEY', 'PORT=N', 'prints']) assert.ok(stdout.includes(word), `${flag}: ${word}`);
+    assert.match(stdout, /^Usage: \.\/scripts\/try\.sh \[--demo\] \[--server\] \[--port N\]/, flag);
+    for (const word of ['--demo', '--server', '--port N', '--help', 'AI_GATEWAY_API_KEY', 'PORT=N', 'prints']) assert.ok(stdout.includes(word), `${flag}: ${word}`);
     assert.equal(stderr, '', flag);
   }
   // --help wins wherever it stands.

@@ -411,6 +411,27 @@ export async function connectFxbot(options = {}) {
       get: async (providerId) => call('GET', `/providers/${seg(providerId)}`),
       add: (provider) => call('POST', '/providers', provider ?? null),
       remove: async (providerId) => void (await call('DELETE', `/providers/${seg(providerId)}`)),
+      update: async (providerId, patch) => call('PATCH', `/providers/${seg(providerId)}`, patch ?? {}),
+      models: async (providerId, { refresh = false } = {}) => call('GET', `/providers/${seg(providerId)}/models${refresh ? '?refresh=1' : ''}`),
+    },
+    memories: {
+      list: async (botId) => call('GET', `/bots/${seg(botId)}/memories`),
+      add: async (botId, text) => call('POST', `/bots/${seg(botId)}/memories`, { text }),
+      update: async (botId, memoryId, text) => call('PATCH', `/bots/${seg(botId)}/memories/${seg(memoryId)}`, { text }),
+      remove: async (botId, memoryId) => void (await call('DELETE', `/bots/${seg(botId)}/memories/${seg(memoryId)}`)),
+      search: async (botId, searchQuery, searchOptions) =>
+        call('POST', `/bots/${seg(botId)}/memories/search`, { query: searchQuery, ...(searchOptions ?? {}) }),
+    },
+    addons: {
+      list: () => call('GET', '/addons'),
+      get: async (ref) => call('GET', `/addons/${seg(ref)}`),
+      addServer: (server) => call('POST', '/addons/servers', server ?? null),
+      addSkill: (skill) => call('POST', '/addons/skills', skill ?? null),
+      update: async (ref, patch) => call('PATCH', `/addons/${seg(ref)}`, patch ?? {}),
+      remove: async (ref) => void (await call('DELETE', `/addons/${seg(ref)}`)),
+      refresh: async (ref) => call('POST', `/addons/${seg(ref)}/refresh`),
+      oauth: async (ref, oauthOptions) => call('POST', `/addons/${seg(ref)}/oauth`, oauthOptions ?? {}),
+      completeOAuth: (callbackUrl) => call('POST', '/addons/oauth/complete', { callbackUrl }),
     },
     signIns: {
       start: (kind) => call('POST', '/sign-ins', { kind }),
@@ -430,6 +451,7 @@ export async function connectFxbot(options = {}) {
     settings: {
       get: () => call('GET', '/settings'),
       update: (patch) => call('PATCH', '/settings', patch ?? {}),
+      embedding: () => call('GET', '/settings/embedding'),
     },
     library: {
       list: (filter) => call('GET', `/library${query(filter ?? {})}`),

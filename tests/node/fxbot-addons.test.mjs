@@ -10,7 +10,8 @@ import http from 'node:http';
 import { after, describe, test } from 'node:test';
 
 import { exportNativeSession, memorySessionStore } from '../../pkg/node.js';
-import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { createFxbot } from '../support/fxbot-target.mjs';
 import { startFakeMcp } from '../support/fake-mcp.mjs';
 import { fakeFetch, finish, textEvents, trapGuard, within } from './agent-support.mjs';
 import { nativeHome } from './native-home.mjs';

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { memorySessionStore } from '../../pkg/node.js';
-import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { createFxbot } from '../support/fxbot-target.mjs';
 import { hashingEmbedder } from '../support/hashing-embedder.mjs';
 import { fakeFetch, textEvents, trapGuard, within } from './agent-support.mjs';
 

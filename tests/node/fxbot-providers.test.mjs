@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { memorySessionStore } from '../../pkg/node.js';
-import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { createFxbot } from '../support/fxbot-target.mjs';
 import { fakeProviders, hostFetch } from '../support/fake-providers.mjs';
 
 const KEY = 'sk-fake-0123456789';

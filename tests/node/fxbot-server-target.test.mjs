@@ -9,7 +9,17 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SUITES = ['fxbot.test.mjs', 'fxbot-rules.test.mjs', 'fxbot-signin.test.mjs', 'fxbot-stream.test.mjs', 'fxbot-turns.test.mjs'];
+const SUITES = [
+  'fxbot.test.mjs',
+  'fxbot-rules.test.mjs',
+  'fxbot-signin.test.mjs',
+  'fxbot-stream.test.mjs',
+  'fxbot-turns.test.mjs',
+  'fxbot-providers.test.mjs',
+  'fxbot-memories.test.mjs',
+  'fxbot-embedding.test.mjs',
+  'fxbot-addons.test.mjs',
+];
 
 test('the public-API bots suites pass through connectFxbot against the server', { timeout: 300_000 }, async () => {
   // A node --test child of a test file reports to its parent unless NODE_TEST_CONTEXT is unset.

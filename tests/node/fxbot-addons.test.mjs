@@ -4,8 +4,6 @@
 // called in a bot turn, refreshed and removed; its header rules; secrets kept out of every answer.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { after, describe, test } from 'node:test';
 
@@ -13,8 +11,9 @@ import { exportNativeSession, memorySessionStore } from '../../pkg/node.js';
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { createFxbot } from '../support/fxbot-target.mjs';
 import { startFakeMcp } from '../support/fake-mcp.mjs';
-import { fakeFetch, finish, textEvents, trapGuard, within } from './agent-support.mjs';
-import { nativeHome } from './native-home.mjs';
+import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';
+import { rejectsWith, untilEnd } from './fxbot-support.mjs';
+import { continueInCli } from './native-home.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -43,29 +42,6 @@ async function open(script, sessionStore = memorySessionStore()) {
   await fxbot.settings.update({ defaultProvider: provider.id });
   const bot = await fxbot.bots.create({ name: 'Ada' });
   return { fxbot, net, bot };
-}
-
-async function untilEnd(fxbot, botId, turn) {
-  const lines = [];
-  const reading = (async () => {
-    for await (const line of fxbot.chat.stream(botId, 0)) {
-      lines.push(line);
-      if (line.type === 'turn_end' && line.turn === turn) return line;
-    }
-    return null;
-  })();
-  const outcome = await within(reading, 10_000);
-  assert.ok(outcome.settled && outcome.value, `turn ${turn} ends`);
-  return { end: outcome.value, lines };
-}
-
-async function rejects(promise, status, pattern) {
-  await assert.rejects(promise, (error) => {
-    assert.equal(error.name, 'FxbotError');
-    assert.equal(error.status, status, error.message);
-    if (pattern) assert.match(error.message, pattern);
-    return true;
-  });
 }
 
 const userText = (request) =>
@@ -102,12 +78,12 @@ describe('skills', () => {
       sourceUrl: null,
       bots: [],
     });
-    await rejects(fxbot.addons.addSkill({ markdown: REVIEW.replace('name: review', 'name: Review') }), 400, /"Review" is not a skill name/);
-    await rejects(fxbot.addons.addSkill({ markdown: REVIEW }), 400, /a skill named review exists already/);
-    await rejects(fxbot.addons.addSkill({ markdown: 'no frontmatter' }), 400, /starts with frontmatter/);
-    await rejects(fxbot.addons.addSkill({}), 400, /exactly one/);
-    await rejects(fxbot.addons.get('review'), 400, /not an add-on reference/);
-    await rejects(fxbot.addons.get('skill:other'), 404, /there is no add-on skill:other/);
+    await rejectsWith(fxbot.addons.addSkill({ markdown: REVIEW.replace('name: review', 'name: Review') }), 400, /"Review" is not a skill name/);
+    await rejectsWith(fxbot.addons.addSkill({ markdown: REVIEW }), 400, /a skill named review exists already/);
+    await rejectsWith(fxbot.addons.addSkill({ markdown: 'no frontmatter' }), 400, /starts with frontmatter/);
+    await rejectsWith(fxbot.addons.addSkill({}), 400, /exactly one/);
+    await rejectsWith(fxbot.addons.get('review'), 400, /not an add-on reference/);
+    await rejectsWith(fxbot.addons.get('skill:other'), 404, /there is no add-on skill:other/);
     assert.deepEqual((await fxbot.addons.list()).map((a) => a.ref), ['skill:review']);
     await fxbot.close();
   });
@@ -176,7 +152,7 @@ describe('skills', () => {
     const refreshed = await fxbot.addons.refresh('skill:review');
     assert.match(refreshed.instructions, /name each bug once/);
     body.current = REVIEW.replace('name: review', 'name: other');
-    await rejects(fxbot.addons.refresh('skill:review'), 400, /named other, not review/);
+    await rejectsWith(fxbot.addons.refresh('skill:review'), 400, /named other, not review/);
     await fxbot.addons.update('skill:review', { bots: [bot.id] });
     await fxbot.chat.send(bot.id, { text: '$review now', messageId: 'm1' });
     await untilEnd(fxbot, bot.id, 1);
@@ -185,7 +161,7 @@ describe('skills', () => {
     await fxbot.chat.send(bot.id, { text: '$review now', messageId: 'm2' });
     await untilEnd(fxbot, bot.id, 2);
     assert.equal(userText(net.chats()[1]), '$review now');
-    await rejects(fxbot.addons.addSkill({ url: 'http://example.com/SKILL.md' }), 400, /must use https/);
+    await rejectsWith(fxbot.addons.addSkill({ url: 'http://example.com/SKILL.md' }), 400, /must use https/);
     await site.close();
     await fxbot.close();
   });
@@ -237,14 +213,14 @@ describe('remote MCP servers', () => {
       { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'mcp_issues_search', input: '{"q":"a"}' }, finish('tool-calls')] },
       { events: textEvents('ok') },
     ]);
-    await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'a\nb' } }), 400, /line break/);
-    await rejects(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'k'.repeat(8193) } }), 400, /8193 bytes/);
-    await rejects(fxbot.addons.addServer({ url: 'http://mcp.example/mcp' }), 400, /must use https/);
-    await rejects(fxbot.addons.addServer({ url: mcp.url, auth: 'magic' }), 400, /auth must be/);
+    await rejectsWith(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'a\nb' } }), 400, /line break/);
+    await rejectsWith(fxbot.addons.addServer({ url: mcp.url, headers: { 'X-Api-Key': 'k'.repeat(8193) } }), 400, /8193 bytes/);
+    await rejectsWith(fxbot.addons.addServer({ url: 'http://mcp.example/mcp' }), 400, /must use https/);
+    await rejectsWith(fxbot.addons.addServer({ url: mcp.url, auth: 'magic' }), 400, /auth must be/);
     const server = await fxbot.addons.addServer({ url: mcp.url, name: 'issues', headers: { 'X-Api-Key': 'k'.repeat(8192) } });
-    await rejects(fxbot.addons.update(server.ref, { headers: { 'X-Other': 'v' } }), 400, /X-Other was not given when the server was added/);
-    await rejects(fxbot.addons.update(server.ref, { allowed: ['nope'] }), 400, /no tool named "nope"/);
-    await rejects(fxbot.addons.update(server.ref, { bots: ['0123456789ab'] }), 404, /there is no bot/);
+    await rejectsWith(fxbot.addons.update(server.ref, { headers: { 'X-Other': 'v' } }), 400, /X-Other was not given when the server was added/);
+    await rejectsWith(fxbot.addons.update(server.ref, { allowed: ['nope'] }), 400, /no tool named "nope"/);
+    await rejectsWith(fxbot.addons.update(server.ref, { bots: ['0123456789ab'] }), 404, /there is no bot/);
     await fxbot.addons.update(server.ref, { headers: { 'x-api-key': 'second' }, bots: [bot.id] });
     await fxbot.chat.send(bot.id, { text: 'go', messageId: 'm1' });
     await untilEnd(fxbot, bot.id, 1);
@@ -274,7 +250,7 @@ describe('remote MCP servers', () => {
     await untilEnd(fxbot, bot.id, 2);
     assert.ok(!net.chats()[1].body.tools.some((t) => t.name === 'mcp_issues_merge'));
     await fxbot.addons.remove(server.ref);
-    await rejects(fxbot.addons.get(server.ref), 404);
+    await rejectsWith(fxbot.addons.get(server.ref), 404);
     await fxbot.chat.send(bot.id, { text: 'z', messageId: 'm3' });
     await untilEnd(fxbot, bot.id, 3);
     assert.ok(!net.chats()[2].body.tools.some((t) => t.name.startsWith('mcp_')));
@@ -287,7 +263,7 @@ describe('remote MCP servers', () => {
     const { fxbot, bot } = await open([]);
     const url = mcp.url;
     await mcp.close();
-    await rejects(fxbot.addons.addServer({ url }), 502, /could not be reached/);
+    await rejectsWith(fxbot.addons.addServer({ url }), 502, /could not be reached/);
     assert.deepEqual(await fxbot.addons.list(), []);
     await fxbot.addons.addSkill({ markdown: REVIEW });
     await fxbot.addons.update('skill:review', { bots: [bot.id] });
@@ -323,50 +299,13 @@ test('a chat that used a skill and an MCP tool exports, and the fx CLI continues
     t.diagnostic('FX_NATIVE is not set: the fx CLI half of this check did not run');
     return;
   }
-  const requests = [];
-  const gateway = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [] }));
-        return;
-      }
-      requests.push(JSON.parse(body));
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(textEvents('Noted.').map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n');
-    });
-  });
-  await new Promise((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  const home = nativeHome(sent.sessionId, files, 'fx-addons-');
-  try {
-    const base = `http://127.0.0.1:${gateway.address().port}`;
-    const env = {
-      HOME: home,
-      PATH: process.env.PATH,
-      AI_GATEWAY_API_KEY: 'test-key',
-      FX_GATEWAY_BASE_URL: base,
-      FX_GATEWAY_CHAT_URL: `${base}/v3/ai/language-model`,
-      FX_SKIP_ONBOARDING: '1',
-      FX_AUTO_UPGRADE: '0',
-      FX_DISABLE_KEYCHAIN: '1',
-      FX_SYNC_UPDATES: '0',
-    };
-    await new Promise((resolve, reject) =>
-      execFile(fx, ['ask', '--yolo', '--resume', sent.sessionId, 'thanks'], { env, timeout: 60_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`fx ask failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve(),
-      ),
-    );
-    assert.equal(requests.length, 1, 'the CLI made one model request');
-    const history = JSON.stringify(requests[0].prompt);
-    assert.match(history, /Read the diff line by line/, 'the skill went with the message');
-    assert.match(history, /mcp_issues_search/, 'the MCP call is in the history');
-    assert.match(history, /search found 2 issues/, 'and its result');
-  } finally {
-    gateway.close();
-    rmSync(home, { recursive: true, force: true });
-  }
+  const reply = textEvents('Noted.').map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
+  const requests = await continueInCli(fx, sent.sessionId, files, 'thanks', reply, 'fx-addons-');
+  assert.equal(requests.length, 1, 'the CLI made one model request');
+  const history = JSON.stringify(requests[0].prompt);
+  assert.match(history, /Read the diff line by line/, 'the skill went with the message');
+  assert.match(history, /mcp_issues_search/, 'the MCP call is in the history');
+  assert.match(history, /search found 2 issues/, 'and its result');
 });
 
 /** Approves a sign-in as its owner would: opens the authorize URL, follows Approve, returns the callback URL. */
@@ -390,7 +329,7 @@ describe('MCP servers that sign in with OAuth', () => {
     ]);
     const added = await fxbot.addons.addServer({ url: mcp.url, name: 'issues', auth: 'oauth' });
     assert.deepEqual([added.auth, added.signedIn, added.tools], ['oauth', false, []]);
-    await rejects(fxbot.addons.oauth(added.ref, { origin: 'javascript:alert(1)' }), 400, /origin/);
+    await rejectsWith(fxbot.addons.oauth(added.ref, { origin: 'javascript:alert(1)' }), 400, /origin/);
     const { url } = await fxbot.addons.oauth(added.ref, { origin: ORIGIN });
     const authorize = new URL(url);
     assert.equal(authorize.origin + authorize.pathname, `${mcp.base}/authorize`);
@@ -408,12 +347,12 @@ describe('MCP servers that sign in with OAuth', () => {
     assert.ok(callback.startsWith(`${ORIGIN}/oauth/callback?code=`));
     const wrong = new URL(callback);
     wrong.searchParams.set('state', 'not-the-state');
-    await rejects(fxbot.addons.completeOAuth(wrong.href), 400, /no sign-in is waiting/);
+    await rejectsWith(fxbot.addons.completeOAuth(wrong.href), 400, /no sign-in is waiting/);
     const signedIn = await fxbot.addons.completeOAuth(callback);
     assert.deepEqual([signedIn.signedIn, signedIn.error, signedIn.allowed], [true, null, ['search']]);
     assert.deepEqual(signedIn.tools.map((t) => t.name), ['search', 'close_issue']);
     // The callback is answered once; the fake refuses the code a second time too.
-    await rejects(fxbot.addons.completeOAuth(callback), 400, /no sign-in is waiting/);
+    await rejectsWith(fxbot.addons.completeOAuth(callback), 400, /no sign-in is waiting/);
     const code = new URL(callback).searchParams.get('code');
     const replay = await fetch(`${mcp.base}/token`, {
       method: 'POST',
@@ -447,7 +386,7 @@ describe('MCP servers that sign in with OAuth', () => {
     const refused = new URL(`${ORIGIN}/oauth/callback`);
     refused.searchParams.set('error', 'access_denied');
     refused.searchParams.set('state', new URL(first.url).searchParams.get('state'));
-    await rejects(fxbot.addons.completeOAuth(refused.href), 400, /refused the sign-in \(access_denied\)/);
+    await rejectsWith(fxbot.addons.completeOAuth(refused.href), 400, /refused the sign-in \(access_denied\)/);
     await fxbot.addons.completeOAuth(await approve(first.url));
     await fxbot.addons.update(added.ref, { bots: [bot.id] });
     mcp.revokeAccess();

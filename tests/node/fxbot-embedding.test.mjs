@@ -12,7 +12,8 @@ import { memorySessionStore } from '../../pkg/node.js';
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { createFxbot } from '../support/fxbot-target.mjs';
 import { hashingEmbedder } from '../support/hashing-embedder.mjs';
-import { fakeFetch, textEvents, trapGuard, within } from './agent-support.mjs';
+import { fakeFetch, textEvents, trapGuard } from './agent-support.mjs';
+import { untilEnd } from './fxbot-support.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -37,15 +38,6 @@ async function until(fxbot, done) {
     await new Promise((r) => setTimeout(r, 50));
   }
   assert.fail(`embedding() never got there: ${JSON.stringify(status)}`);
-}
-
-async function untilEnd(fxbot, botId, turn) {
-  const reading = (async () => {
-    for await (const line of fxbot.chat.stream(botId, 0)) if (line.type === 'turn_end' && line.turn === turn) return line;
-    return null;
-  })();
-  const outcome = await within(reading, 10_000);
-  assert.ok(outcome.settled && outcome.value, `turn ${turn} ends`);
 }
 
 test('embedder local: the fill-in gives every memory and the newest messages a vector', async () => {

@@ -9,7 +9,8 @@ import { after, test } from 'node:test';
 import { memorySessionStore } from '../../pkg/node.js';
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { createFxbot } from '../support/fxbot-target.mjs';
-import { fakeFetch, finish, textEvents, trapGuard, within } from './agent-support.mjs';
+import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';
+import { rejectsWith, untilEnd } from './fxbot-support.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -21,29 +22,6 @@ async function open(script, store = memoryFxbotStore()) {
   await fxbot.settings.update({ defaultProvider: provider.id });
   const bot = await fxbot.bots.create({ name: 'Ada' });
   return { fxbot, net, bot, store };
-}
-
-async function untilEnd(fxbot, botId, turn) {
-  const reading = (async () => {
-    const lines = [];
-    for await (const line of fxbot.chat.stream(botId, 0)) {
-      lines.push(line);
-      if (line.type === 'turn_end' && line.turn === turn) return lines;
-    }
-    return null;
-  })();
-  const outcome = await within(reading, 10_000);
-  assert.ok(outcome.settled && outcome.value, `turn ${turn} ends`);
-  return outcome.value;
-}
-
-async function rejects(promise, status, pattern) {
-  await assert.rejects(promise, (error) => {
-    assert.equal(error.name, 'FxbotError');
-    assert.equal(error.status, status, error.message);
-    if (pattern) assert.match(error.message, pattern);
-    return true;
-  });
 }
 
 const system = (request) =>
@@ -62,18 +40,18 @@ test('memories.* keep the seed rules: both id forms, 404 for an unknown one, the
   assert.match(a.id, /^[0-9a-f]{12}$/);
   assert.match(a.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   const b = await fxbot.memories.add(bot.id, 'x'.repeat(4000));
-  await rejects(fxbot.memories.add(bot.id, 'x'.repeat(4001)), 400, /4001 characters; at most 4000/);
-  await rejects(fxbot.memories.add(bot.id, ' '), 400, /empty/);
-  await rejects(fxbot.memories.add(bot.id, 7), 400, /must be a string/);
+  await rejectsWith(fxbot.memories.add(bot.id, 'x'.repeat(4001)), 400, /4001 characters; at most 4000/);
+  await rejectsWith(fxbot.memories.add(bot.id, ' '), 400, /empty/);
+  await rejectsWith(fxbot.memories.add(bot.id, 7), 400, /must be a string/);
   const updated = await fxbot.memories.update(bot.id, `mem:${a.id}`, 'Likes green tea with lemon.');
   assert.equal(updated.text, 'Likes green tea with lemon.');
   assert.ok(updated.updatedAt >= a.updatedAt);
   // Newest first by updatedAt: the updated one is now the newest.
   assert.deepEqual((await fxbot.memories.list(bot.id)).map((m) => m.id), [a.id, b.id]);
-  await rejects(fxbot.memories.update(bot.id, '00000000000f', 'y'), 404, /there is no memory 00000000000f/);
-  await rejects(fxbot.memories.remove(bot.id, 'mem:00000000000f'), 404);
-  await rejects(fxbot.memories.remove(bot.id, 'mem:nope'), 400, /memoryId must be 12 lowercase hex/);
-  await rejects(fxbot.memories.list('0123456789ab'), 404, /there is no bot/);
+  await rejectsWith(fxbot.memories.update(bot.id, '00000000000f', 'y'), 404, /there is no memory 00000000000f/);
+  await rejectsWith(fxbot.memories.remove(bot.id, 'mem:00000000000f'), 404);
+  await rejectsWith(fxbot.memories.remove(bot.id, 'mem:nope'), 400, /memoryId must be 12 lowercase hex/);
+  await rejectsWith(fxbot.memories.list('0123456789ab'), 404, /there is no bot/);
   await fxbot.memories.remove(bot.id, b.id);
   await fxbot.memories.remove(bot.id, `mem:${a.id}`);
   assert.deepEqual(await fxbot.memories.list(bot.id), []);
@@ -99,7 +77,7 @@ test('memories.search ranks a planted near-duplicate first', async () => {
   assert.equal(hits[0].score, 1);
   assert.ok(hits.length <= 8 && hits.every((h, i) => i === 0 || h.score <= hits[i - 1].score));
   assert.equal((await fxbot.memories.search(bot.id, 'tea', { limit: 1 })).length, 1);
-  await rejects(fxbot.memories.search(bot.id, 'tea', { limit: 21 }), 400, /limit/);
+  await rejectsWith(fxbot.memories.search(bot.id, 'tea', { limit: 21 }), 400, /limit/);
   assert.deepEqual(await fxbot.memories.search(bot.id, 'zebra'), []);
   await fxbot.close();
 });
@@ -111,7 +89,7 @@ test('memory_save in a turn leaves a bot memory naming the turn; the next turn l
     { events: textEvents('Miso!') },
   ]);
   await fxbot.chat.send(bot.id, { text: 'My cat is called Miso.', messageId: 'msg-cat' });
-  const lines = await untilEnd(fxbot, bot.id, 1);
+  const { lines } = await untilEnd(fxbot, bot.id, 1);
   const result = lines.find((l) => l.type === 'tool_result');
   assert.equal(result.status, 'completed');
   const [memory] = await fxbot.memories.list(bot.id);
@@ -126,7 +104,7 @@ test('memory_save in a turn leaves a bot memory naming the turn; the next turn l
 
   const second = await open([call('c2', 'memory_forget', { id: 'mem:000000000000' }), { events: textEvents('ok') }]);
   await second.fxbot.chat.send(second.bot.id, { text: 'forget it', messageId: 'm1' });
-  const failed = (await untilEnd(second.fxbot, second.bot.id, 1)).find((l) => l.type === 'tool_result');
+  const failed = (await untilEnd(second.fxbot, second.bot.id, 1)).lines.find((l) => l.type === 'tool_result');
   assert.equal(failed.status, 'failed');
   assert.match(failed.output, /there is no memory 000000000000/);
   await second.fxbot.close();
@@ -149,7 +127,7 @@ test('memory_search, memory_update and memory_forget act on the bot whose chat r
     store,
   );
   await again.chat.send(bot.id, { text: 'tidy up', messageId: 'm1' });
-  const lines = await untilEnd(again, bot.id, 1);
+  const { lines } = await untilEnd(again, bot.id, 1);
   const results = lines.filter((l) => l.type === 'tool_result');
   assert.deepEqual(results.map((r) => r.status), ['completed', 'completed', 'completed']);
   assert.match(results[0].output, new RegExp(`^mem:${m.id}  \\S+  Birthday on 4 May\\.$`));

@@ -13,6 +13,7 @@ import { createFxAgent, exportNativeSession, memorySessionStore, readSession } f
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 // The in-process fxbot, or (FXBOT_TARGET=server) the same behind its server through connectFxbot.
 import { createFxbot } from '../support/fxbot-target.mjs';
+import { untilEnd } from './fxbot-support.mjs';
 import { fakeFetch, finish, textEvents, trapGuard, within } from './agent-support.mjs';
 
 const guard = trapGuard();
@@ -62,21 +63,6 @@ async function open(script, options = {}) {
   await fxbot.settings.update({ defaultProvider: provider.id });
   const bot = await fxbot.bots.create({ name: 'Ada', instructions: 'Be brief.' });
   return { fxbot, net, events, bot };
-}
-
-/** The lines of `botId`'s chat up to turn `turn`'s `turn_end` (at most 10 s). */
-async function untilEnd(fxbot, botId, turn) {
-  const lines = [];
-  const reading = (async () => {
-    for await (const line of fxbot.chat.stream(botId, 0)) {
-      lines.push(line);
-      if (line.type === 'turn_end' && line.turn === turn) return line;
-    }
-    return null;
-  })();
-  const outcome = await within(reading, 10_000);
-  assert.ok(outcome.settled && outcome.value, `turn ${turn} ends (lines: ${JSON.stringify(lines.map((l) => l.type))})`);
-  return { end: outcome.value, lines };
 }
 
 async function rejects(promise, status, code) {

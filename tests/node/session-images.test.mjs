@@ -5,15 +5,12 @@
 // ours message for message.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { after, test } from 'node:test';
 
 import { createFxAgent, exportNativeSession, memorySessionStore, readSession } from '../../pkg/node.js';
 import { createFxbot, memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { conversation, env, fakeFetch, sse, textEvents, trapGuard } from './agent-support.mjs';
-import { nativeHome } from './native-home.mjs';
+import { continueInCli } from './native-home.mjs';
 
 const guard = trapGuard();
 after(() => guard.check());
@@ -87,48 +84,9 @@ test('the fx CLI and fx-wasm continue the same bytes with the same messages (FX_
     return;
   }
   const { id, bytes } = await chatWithImage();
-  const requests = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [] }));
-        return;
-      }
-      requests.push(JSON.parse(body));
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(sse(textEvents('ok')));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const home = nativeHome(id, await exportNativeSession(bytes), 'fx-images-');
-  try {
-    const base = `http://127.0.0.1:${server.address().port}`;
-    const cliEnv = {
-      HOME: home,
-      PATH: process.env.PATH,
-      AI_GATEWAY_API_KEY: 'test-key',
-      FX_GATEWAY_BASE_URL: base,
-      FX_GATEWAY_CHAT_URL: `${base}/v3/ai/language-model`,
-      FX_SKIP_ONBOARDING: '1',
-      FX_AUTO_UPGRADE: '0',
-      FX_DISABLE_KEYCHAIN: '1',
-      FX_SYNC_UPDATES: '0',
-    };
-    // Asynchronous: the loopback gateway answers from this process.
-    await new Promise((resolve, reject) =>
-      execFile(fx, ['ask', '--yolo', '--resume', id, 'and what colour?'], { env: cliEnv, timeout: 60_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`fx ask failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve(),
-      ),
-    );
-    assert.equal(requests.length, 1, 'the CLI made one model request');
-    const cli = requests[0].prompt.filter((m) => m.role !== 'system');
-    const { messages } = await continueHere(id, bytes, 'and what colour?');
-    assert.deepEqual(texts(messages), texts(cli));
-  } finally {
-    server.close();
-    rmSync(home, { recursive: true, force: true });
-  }
+  const requests = await continueInCli(fx, id, await exportNativeSession(bytes), 'and what colour?', sse(textEvents('ok')), 'fx-images-');
+  assert.equal(requests.length, 1, 'the CLI made one model request');
+  const cli = requests[0].prompt.filter((m) => m.role !== 'system');
+  const { messages } = await continueHere(id, bytes, 'and what colour?');
+  assert.deepEqual(texts(messages), texts(cli));
 });

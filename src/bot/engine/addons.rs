@@ -427,36 +427,37 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub(super) async fn unassign(&self, bot: &BotId) -> Result<(), FxbotError> {
         for skill in self.skills().await? {
             if skill.bots.contains(bot) {
-                store::update::<SkillDoc, D, ()>(
-                    &self.docs,
-                    &skill_key(&skill.name),
-                    || None,
-                    |doc| {
-                        if let Some(doc) = doc {
-                            doc.bots.retain(|b| b != bot);
-                        }
-                        Ok(Step::Write(()))
-                    },
-                )
-                .await?;
+                self.drop_bot::<SkillDoc>(&skill_key(&skill.name), bot, |d| &mut d.bots)
+                    .await?;
             }
         }
         for server in self.servers().await? {
             if server.bots.contains(bot) {
-                store::update::<ServerDoc, D, ()>(
-                    &self.docs,
-                    &server_key(&server.id),
-                    || None,
-                    |doc| {
-                        if let Some(doc) = doc {
-                            doc.bots.retain(|b| b != bot);
-                        }
-                        Ok(Step::Write(()))
-                    },
-                )
-                .await?;
+                self.drop_bot::<ServerDoc>(&server_key(&server.id), bot, |d| &mut d.bots)
+                    .await?;
             }
         }
         Ok(())
+    }
+
+    /// Removes `bot` from the `bots` list of the add-on document at `key`.
+    async fn drop_bot<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+        bot: &BotId,
+        bots: fn(&mut T) -> &mut Vec<BotId>,
+    ) -> Result<(), FxbotError> {
+        store::update::<T, D, ()>(
+            &self.docs,
+            key,
+            || None,
+            |doc| {
+                if let Some(doc) = doc {
+                    bots(doc).retain(|b| b != bot);
+                }
+                Ok(Step::Write(()))
+            },
+        )
+        .await
     }
 }

@@ -22,6 +22,7 @@ use crate::tools::set::{Prepared, PreparedCall, Status, ToolOutcome, ToolSet};
 use super::addon::{slug, ServerDoc, SkillDoc};
 use super::docs::chat::ChatDoc;
 use super::docs::keys;
+use super::embed::{combined, cosine, from_bytes, vector_prefix};
 use super::engine::addon_oauth::server_headers;
 use super::engine::embedding::Source;
 use super::engine::memories::{forget_memory, save_memory, search_memories, update_memory};
@@ -114,7 +115,7 @@ pub fn mcp_names(servers: &[ServerTools]) -> Vec<(String, usize, String)> {
 
 /// The tools' input schemas, as serde_json writes them (keys sorted); a test holds them against
 /// the limits the decoding applies.
-const CHAT_HISTORY_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"before":{"description":"Only messages before this msg:<id>.","type":"string"},"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"}},"type":"object"}"#;
+const CHAT_HISTORY_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"before":{"description":"Only messages before this msg:<id>.","type":"string"},"limit":{"maximum":20,"minimum":1,"type":"integer"},"query":{"description":"Words to look for.","type":"string"},"scope":{"description":"This chat (the default) or all your chats with this person.","enum":["chat","all"],"type":"string"}},"type":"object"}"#;
 const LIBRARY_LIST_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"limit":{"maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Part of a file name.","type":"string"}},"type":"object"}"#;
 const LIBRARY_READ_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"id":{"description":"The file's id, from library_list.","type":"string"},"length":{"maximum":65536,"minimum":1,"type":"integer"},"offset":{"minimum":0,"type":"integer"}},"required":["id"],"type":"object"}"#;
 const MEMORY_SAVE_SCHEMA: &str = r#"{"additionalProperties":false,"properties":{"text":{"description":"What to remember, in a sentence or two.","maxLength":4000,"minLength":1,"type":"string"}},"required":["text"],"type":"object"}"#;
@@ -180,6 +181,8 @@ pub enum BotCall {
         /// Only messages before this one (`msg:` prefix taken off).
         before: Option<String>,
         limit: usize,
+        /// `scope: "all"`: the bot's earlier chats too.
+        all: bool,
     },
     LibraryList {
         query: Option<String>,
@@ -285,8 +288,18 @@ impl BotCall {
         let args = Args { tool: name, object };
         match name {
             CHAT_HISTORY => {
-                args.only(&["query", "before", "limit"])?;
+                args.only(&["query", "before", "limit", "scope"])?;
+                let all = match args.text("scope")?.as_deref() {
+                    None | Some("chat") => false,
+                    Some("all") => true,
+                    Some(other) => {
+                        return Err(failure(format!(
+                            "chat_history's scope is \"chat\" or \"all\", not {other:?}"
+                        )))
+                    }
+                };
                 Ok(BotCall::ChatHistory {
+                    all,
                     query: args.text("query")?.unwrap_or_default(),
                     before: args
                         .text("before")?
@@ -464,12 +477,33 @@ pub async fn chat_entries<S: SessionStore + ?Sized, D: DocStore>(
 }
 
 impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
-    async fn entries(&self) -> Result<Vec<Entry>, String> {
-        chat_entries(self.sessions, self.docs, self.bot, self.session_id).await
+    /// This chat's messages, or (`all`) those of the bot's earlier chats too, oldest first.
+    async fn history(&self, all: bool) -> Result<Vec<Entry>, String> {
+        let mut sessions = Vec::new();
+        if all {
+            let chat = load::<ChatDoc, D>(self.docs, &keys::chat(self.bot))
+                .await
+                .map_err(|e| e.to_string())?
+                .map(|l| l.doc)
+                .unwrap_or_default();
+            sessions.extend(chat.earlier.into_iter().map(|e| e.session_id));
+        }
+        sessions.push(self.session_id.to_owned());
+        let mut out = Vec::new();
+        for session in sessions {
+            out.extend(chat_entries(self.sessions, self.docs, self.bot, &session).await?);
+        }
+        Ok(out)
     }
 
-    async fn chat_history(&self, query: &str, before: Option<&str>, limit: usize) -> ToolOutcome {
-        let entries = match self.entries().await {
+    async fn chat_history(
+        &self,
+        query: &str,
+        before: Option<&str>,
+        limit: usize,
+        all: bool,
+    ) -> ToolOutcome {
+        let entries = match self.history(all).await {
             Ok(entries) => entries,
             Err(message) => return failure(format!("the chat could not be read: {message}")),
         };
@@ -488,12 +522,48 @@ impl<S: SessionStore, D: DocStore> BotTools<'_, S, D> {
                 .map(|(_, e)| format!("{} {}", e.input, e.reply))
                 .collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let order: Vec<usize> = rank(query, &refs).into_iter().map(|(i, _)| i).collect();
-            let mut slots: Vec<Option<(usize, Entry)>> = entries.into_iter().map(Some).collect();
-            entries = order
-                .into_iter()
-                .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-                .collect();
+            let mut lexical = vec![0.0; entries.len()];
+            for (index, score) in rank(query, &refs) {
+                if let Some(slot) = lexical.get_mut(index) {
+                    *slot = score;
+                }
+            }
+            // With an embedder, messages that have a vector are scored by meaning too.
+            let vector = match &self.embedder {
+                Some(source) => source
+                    .embed(vec![query.to_owned()])
+                    .await
+                    .ok()
+                    .and_then(|mut v| v.pop())
+                    .map(|v| (source.key.clone(), v)),
+                None => None,
+            };
+            let mut scored: Vec<(f64, (usize, Entry))> = Vec::new();
+            for (position, entry) in entries.into_iter().enumerate() {
+                let words = lexical.get(position).copied().unwrap_or(0.0);
+                let cosine = match &vector {
+                    Some((key, query)) => {
+                        let vkey = format!(
+                            "{}{}",
+                            vector_prefix(key, "msg", self.bot.as_str()),
+                            entry.1.message_id
+                        );
+                        self.docs
+                            .doc_load(&vkey)
+                            .await
+                            .ok()
+                            .flatten()
+                            .and_then(|v| from_bytes(&v.bytes))
+                            .map(|v| cosine(query, &v))
+                    }
+                    None => None,
+                };
+                if cosine.is_some() || words > 0.0 {
+                    scored.push((combined(cosine, words), entry));
+                }
+            }
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then((b.1).0.cmp(&(a.1).0)));
+            entries = scored.into_iter().map(|(_, e)| e).collect();
         }
         entries.truncate(limit);
         if entries.is_empty() {
@@ -775,7 +845,11 @@ impl<S: SessionStore + Http + Clock + Random, D: DocStore> ToolSet for BotTools<
                 query,
                 before,
                 limit,
-            } => self.chat_history(query, before.as_deref(), *limit).await,
+                all,
+            } => {
+                self.chat_history(query, before.as_deref(), *limit, *all)
+                    .await
+            }
             BotCall::LibraryList { query, limit } => {
                 self.library_list(query.as_deref(), *limit).await
             }
@@ -845,7 +919,8 @@ mod tests {
             Ok(BotCall::ChatHistory {
                 query: "tea".into(),
                 before: Some("m1".into()),
-                limit: 20
+                limit: 20,
+                all: false,
             })
         );
         assert_eq!(
@@ -859,6 +934,12 @@ mod tests {
         assert!(refused(LIBRARY_LIST, "[1]").contains("must be a JSON object"));
         assert!(refused(LIBRARY_LIST, r#"{"limit":"5"}"#).contains("limit must be a whole number"));
         assert!(refused(CHAT_HISTORY, r#"{"who":1}"#).contains("unknown field \\\"who\\\""));
+        assert!(matches!(
+            BotCall::decode(CHAT_HISTORY, r#"{"scope":"all"}"#),
+            Ok(BotCall::ChatHistory { all: true, .. })
+        ));
+        assert!(refused(CHAT_HISTORY, r#"{"scope":"everything"}"#)
+            .contains("\\\"chat\\\" or \\\"all\\\""));
         assert!(refused(LIBRARY_READ, "{}").contains("needs the id"));
         assert!(refused(LIBRARY_READ, r#"{"id":"nope"}"#).contains("not a library id"));
         assert_eq!(

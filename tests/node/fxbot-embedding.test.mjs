@@ -12,7 +12,7 @@ import { memorySessionStore } from '../../pkg/node.js';
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { createFxbot } from '../support/fxbot-target.mjs';
 import { hashingEmbedder } from '../support/hashing-embedder.mjs';
-import { fakeFetch, textEvents, trapGuard } from './agent-support.mjs';
+import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';
 import { untilEnd } from './fxbot-support.mjs';
 
 const guard = trapGuard();
@@ -120,5 +120,31 @@ test('embedding() says model null when the embedder hangs past 5 s, and error ca
   const waited = Date.now() - started;
   assert.equal(hung.model, null);
   assert.ok(waited >= 4_500 && waited < 20_000, `it waited ${waited} ms`);
+  await fxbot.close();
+});
+
+test('chat_history finds a message by meaning (no word in common) once it has a vector', async () => {
+  const { fxbot, bot } = await open({
+    replies: [
+      { events: textEvents('Noted, the boiler.') },
+      { events: textEvents('Lovely.') },
+      { events: textEvents('Sure.') },
+      { events: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'chat_history', input: JSON.stringify({ query: 'boilers repairing heater', limit: 1 }) }, finish('tool-calls')] },
+      { events: textEvents('Found it.') },
+    ],
+  });
+  await fxbot.settings.update({ embedder: 'local' });
+  const texts = ['The boiler repair man comes on Friday for the heating.', 'We went to the beach.', 'Pizza tonight?'];
+  for (const [i, text] of texts.entries()) {
+    await fxbot.chat.send(bot.id, { text, messageId: `m${i + 1}` });
+    await untilEnd(fxbot, bot.id, i + 1);
+  }
+  await until(fxbot, (s) => s.withVectors === 3);
+  await fxbot.chat.send(bot.id, { text: 'when was that repair?', messageId: 'm4' });
+  const { lines } = await untilEnd(fxbot, bot.id, 4);
+  const result = lines.find((l) => l.type === 'tool_result');
+  assert.equal(result.status, 'completed');
+  assert.match(result.output, /^msg:m1 /);
+  assert.doesNotMatch(result.output, /msg:m2|msg:m3/);
   await fxbot.close();
 });

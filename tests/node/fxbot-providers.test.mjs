@@ -10,10 +10,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { memorySessionStore } from '../../pkg/node.js';
+import { exportNativeSession, memorySessionStore } from '../../pkg/node.js';
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { createFxbot } from '../support/fxbot-target.mjs';
 import { fakeProviders, hostFetch } from '../support/fake-providers.mjs';
+import { continueInCli } from './native-home.mjs';
 
 const KEY = 'sk-fake-0123456789';
 let fake;
@@ -242,4 +243,30 @@ describe('providers of every kind', () => {
     assert.ok(!JSON.stringify(next.body.input).includes('what files do I have'), 'the new chat starts empty');
     await fxbot.close();
   });
+});
+
+test('a bot chat on a non-gateway provider exports, and the fx CLI continues it through the AI Gateway (FX_NATIVE)', async (t) => {
+  const sessionStore = memorySessionStore();
+  const fxbot = await createFxbot({ store: memoryFxbotStore(), sessionStore, fetch: hostFetch(fake) });
+  const provider = await fxbot.providers.add({ kind: 'openai', apiKey: KEY, model: 'fake-model' });
+  const bot = await fxbot.bots.create({ name: 'Ada', provider: provider.id });
+  const lines = await turn(fxbot, bot.id);
+  assert.equal(lines.at(-1).stopReason, 'end_turn');
+  const { sessionId } = await fxbot.bots.get(bot.id);
+  await fxbot.close();
+  const files = await exportNativeSession((await sessionStore.load(sessionId)).bytes);
+  assert.ok(Object.keys(files).length > 0);
+  const fx = process.env.FX_NATIVE;
+  if (!fx) {
+    t.diagnostic('FX_NATIVE is not set: the fx CLI half of this check did not run');
+    return;
+  }
+  const reply = 'data: {"type":"text-delta","id":"t","delta":"ok"}\n\ndata: {"type":"finish","finishReason":{"unified":"stop","raw":"stop"},"usage":{"inputTokens":{"total":1},"outputTokens":{"total":1}}}\n\ndata: [DONE]\n\n';
+  const requests = await continueInCli(fx, sessionId, files, 'and now?', reply, 'fx-openai-');
+  // The CLI knows only the AI Gateway: it continues the chat there, with the whole history.
+  assert.equal(requests.length, 1, 'the CLI made one model request');
+  const history = JSON.stringify(requests[0].prompt);
+  assert.match(history, /what files do I have\?/);
+  assert.match(history, /library_list/);
+  assert.match(history, /and now\?/);
 });

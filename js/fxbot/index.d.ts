@@ -155,7 +155,7 @@ export interface Settings {
 
 /** `settings.embedding()`: the vectors behind memory search. */
 export interface EmbeddingStatus {
-  /** `local:<model>` in use; null when vectors are off or the embedder did not answer within 5 s. */
+  /** `local:<model>` or `remote:<providerId>:<model>` in use; null when vectors are off or the embedder did not answer within 5 s. */
   model: string | null;
   /** The fill-in's last error (cleared by a pass that completes). */
   error: string | null;
@@ -337,8 +337,9 @@ export interface Fxbot {
   settings: {
     get(): Promise<Settings>;
     /**
-     * `embedder: 'local'` needs `createFxbot({ embedder })` and a test string it embeds (400 and
-     * nothing changed otherwise); a change of the embedding fields or `messageVectors` starts the
+     * `embedder: 'local'` needs `createFxbot({ embedder })`, `'remote'` an `embeddingProvider`
+     * with an embeddings endpoint and an `embeddingModel`; either must embed a test string (400
+     * and nothing changed otherwise); a change of the embedding fields or `messageVectors` starts the
      * fill-in again, in the background (`onEvent` `embedding_progress` from 0).
      */
     update(patch: Partial<Settings>): Promise<Settings>;

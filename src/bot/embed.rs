@@ -109,6 +109,131 @@ pub fn combined(cosine: Option<f64>, lexical: f64) -> f64 {
     }
 }
 
+/// Longest answer of an embeddings endpoint.
+pub const MAX_REMOTE_BYTES: usize = 16 * 1024 * 1024;
+/// Deadline of one embeddings request.
+pub const REMOTE_TIMEOUT_MS: u32 = 30_000;
+
+/// An embeddings endpoint of one of the user's providers: OpenAI-compatible
+/// `POST <base>/embeddings {model, input}` or Gemini's `batchEmbedContents`.
+pub struct RemoteEmbedder<H> {
+    pub host: H,
+    /// The endpoint's URL.
+    pub url: String,
+    /// The provider's auth headers.
+    pub headers: Vec<(String, String)>,
+    pub model: String,
+    pub gemini: bool,
+}
+
+/// The request body, as JSON text.
+fn remote_body(model: &str, gemini: bool, texts: &[String]) -> String {
+    let quote = |t: &str| serde_json::Value::String(t.to_owned()).to_string();
+    if gemini {
+        let model = quote(&format!("models/{model}"));
+        let requests: Vec<String> = texts
+            .iter()
+            .map(|t| {
+                format!(
+                    r#"{{"model":{model},"content":{{"parts":[{{"text":{}}}]}}}}"#,
+                    quote(t)
+                )
+            })
+            .collect();
+        format!(r#"{{"requests":[{}]}}"#, requests.join(","))
+    } else {
+        let input: Vec<String> = texts.iter().map(|t| quote(t)).collect();
+        format!(
+            r#"{{"model":{},"input":[{}]}}"#,
+            quote(model),
+            input.join(",")
+        )
+    }
+}
+
+/// The vectors of an answer, in the order of the texts.
+fn remote_vectors(body: &[u8], gemini: bool) -> Result<Vec<Vec<f32>>, String> {
+    let bad = || "the embeddings endpoint's answer is not a list of vectors".to_owned();
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| bad())?;
+    let numbers = |v: &serde_json::Value| -> Option<Vec<f32>> {
+        #[allow(clippy::cast_possible_truncation)]
+        v.as_array()?
+            .iter()
+            .map(|x| x.as_f64().map(|f| f as f32))
+            .collect()
+    };
+    if gemini {
+        let list = value
+            .get("embeddings")
+            .and_then(|e| e.as_array())
+            .ok_or_else(bad)?;
+        list.iter()
+            .map(|e| e.get("values").and_then(numbers).ok_or_else(bad))
+            .collect()
+    } else {
+        let list = value
+            .get("data")
+            .and_then(|d| d.as_array())
+            .ok_or_else(bad)?;
+        let mut indexed: Vec<(u64, Vec<f32>)> = list
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let index = d
+                    .get("index")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(i as u64);
+                d.get("embedding")
+                    .and_then(numbers)
+                    .map(|v| (index, v))
+                    .ok_or_else(bad)
+            })
+            .collect::<Result<_, _>>()?;
+        indexed.sort_by_key(|(i, _)| *i);
+        Ok(indexed.into_iter().map(|(_, v)| v).collect())
+    }
+}
+
+impl<H: crate::caps::Http + crate::caps::Clock + Clone + 'static> LocalEmbedder
+    for RemoteEmbedder<H>
+{
+    fn model(&self) -> String {
+        self.model.clone()
+    }
+
+    fn embed(&self, texts: Vec<String>) -> EmbedFuture {
+        let host = self.host.clone();
+        let mut headers = self.headers.clone();
+        headers.push(("content-type".to_owned(), "application/json".to_owned()));
+        let request = crate::caps::HttpRequest {
+            method: crate::caps::Method::Post,
+            url: self.url.clone(),
+            headers,
+            body: remote_body(&self.model, self.gemini, &texts).into_bytes(),
+        };
+        let gemini = self.gemini;
+        Box::pin(async move {
+            let response = crate::caps::http::fetch_whole(
+                &host,
+                &host,
+                request,
+                MAX_REMOTE_BYTES,
+                REMOTE_TIMEOUT_MS,
+                &crate::caps::Cancel::new(),
+            )
+            .await
+            .map_err(|e| format!("the embeddings endpoint failed: {e}"))?;
+            if !(200..300).contains(&response.status) {
+                return Err(format!(
+                    "the embeddings endpoint answered HTTP {}",
+                    response.status
+                ));
+            }
+            remote_vectors(&response.body, gemini)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +260,27 @@ mod tests {
         assert_eq!(cosine(&v, &[1.0]), 0.0);
         assert!((combined(Some(1.0), 0.5) - 0.9).abs() < 1e-12);
         assert_eq!(combined(None, 0.5), 0.5);
+    }
+
+    #[test]
+    fn remote_bodies_and_answers() {
+        let texts = vec!["a \"b\"".to_owned(), "c".to_owned()];
+        assert_eq!(
+            remote_body("m", false, &texts),
+            r#"{"model":"m","input":["a \"b\"","c"]}"#
+        );
+        assert_eq!(
+            remote_body("m", true, &texts[1..]),
+            r#"{"requests":[{"model":"models/m","content":{"parts":[{"text":"c"}]}}]}"#
+        );
+        let openai = br#"{"data":[{"index":1,"embedding":[0,1]},{"index":0,"embedding":[1,0]}]}"#;
+        assert_eq!(
+            remote_vectors(openai, false),
+            Ok(vec![vec![1.0, 0.0], vec![0.0, 1.0]])
+        );
+        let gemini = br#"{"embeddings":[{"values":[0.5,0.5]}]}"#;
+        assert_eq!(remote_vectors(gemini, true), Ok(vec![vec![0.5, 0.5]]));
+        assert!(remote_vectors(b"{}", false).is_err());
+        assert!(remote_vectors(br#"{"data":[{"embedding":["x"]}]}"#, false).is_err());
     }
 }

@@ -11,6 +11,7 @@ import { after, test } from 'node:test';
 import { memorySessionStore } from '../../pkg/node.js';
 import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 import { createFxbot } from '../support/fxbot-target.mjs';
+import { fakeProviders, hostFetch } from '../support/fake-providers.mjs';
 import { hashingEmbedder } from '../support/hashing-embedder.mjs';
 import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';
 import { untilEnd } from './fxbot-support.mjs';
@@ -147,4 +148,44 @@ test('chat_history finds a message by meaning (no word in common) once it has a 
   assert.match(result.output, /^msg:m1 /);
   assert.doesNotMatch(result.output, /msg:m2|msg:m3/);
   await fxbot.close();
+});
+
+test('embedder remote: an OpenAI-compatible or Gemini provider embeds; no model, no such provider, a failing test string or Anthropic is a 400 with nothing changed', async () => {
+  const fake = await fakeProviders({ key: 'sk-fake-0123456789' });
+  try {
+    const fxbot = await createFxbot({ store: memoryFxbotStore(), sessionStore: memorySessionStore(), fetch: hostFetch(fake) });
+    const openai = await fxbot.providers.add({ kind: 'openai', apiKey: 'sk-fake-0123456789', model: 'fake-model' });
+    const anthropic = await fxbot.providers.add({ kind: 'anthropic', apiKey: 'sk-fake-0123456789', model: 'fake-model' });
+    const google = await fxbot.providers.add({ kind: 'google', apiKey: 'sk-fake-0123456789', model: 'fake-model' });
+    await fxbot.settings.update({ defaultProvider: openai.id });
+    const bot = await fxbot.bots.create({ name: 'Ada' });
+    const before = await fxbot.settings.get();
+    const refused = async (patch, pattern) => {
+      await assert.rejects(fxbot.settings.update(patch), (e) => e.status === 400 && pattern.test(e.message));
+      assert.deepEqual(await fxbot.settings.get(), before, 'the settings are unchanged');
+    };
+    await refused({ embedder: 'remote', embeddingProvider: openai.id }, /needs both embeddingProvider and embeddingModel/);
+    await refused({ embedder: 'remote', embeddingProvider: '00000000000f', embeddingModel: 'm' }, /is not a provider/);
+    await refused({ embedder: 'remote', embeddingProvider: anthropic.id, embeddingModel: 'm' }, /has no embeddings endpoint/);
+    await refused({ embedder: 'remote', embeddingProvider: openai.id, embeddingModel: 'broken-embedder' }, /failed its test string \(the embeddings endpoint answered HTTP 500\)/);
+    await fxbot.settings.update({ embedder: 'remote', embeddingProvider: openai.id, embeddingModel: 'text-embedding-3-small' });
+    const check = fake.requests.filter((r) => r.path.endsWith('/embeddings')).at(-1);
+    assert.deepEqual(check.body, { model: 'text-embedding-3-small', input: ['fxbot embedding check'] });
+    assert.equal(check.headers.authorization, 'Bearer sk-fake-0123456789');
+    const planted = await fxbot.memories.add(bot.id, 'The spare key is under the blue flower pot.');
+    await fxbot.memories.add(bot.id, 'Prefers window seats.');
+    const status = await until(fxbot, (s) => s.memoriesWithVectors === 2);
+    assert.equal(status.model, `remote:${openai.id}:text-embedding-3-small`);
+    assert.equal((await fxbot.memories.search(bot.id, 'where is the spare key'))[0].id, planted.id);
+    // Gemini's batch endpoint, with its own header.
+    await fxbot.settings.update({ embeddingProvider: google.id, embeddingModel: 'text-embedding-004' });
+    const gemini = await until(fxbot, (s) => s.memoriesWithVectors === 2 && s.model?.startsWith(`remote:${google.id}`));
+    assert.equal(gemini.model, `remote:${google.id}:text-embedding-004`);
+    const batch = fake.requests.filter((r) => r.path.includes(':batchEmbedContents')).at(-1);
+    assert.match(batch.path, /\/models\/text-embedding-004:batchEmbedContents$/);
+    assert.equal(batch.headers['x-goog-api-key'], 'sk-fake-0123456789');
+    await fxbot.close();
+  } finally {
+    await fake.close();
+  }
 });

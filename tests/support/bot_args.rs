@@ -19,7 +19,7 @@ use super::fake_host::yield_now;
 use serde_json::Value;
 
 /// `chat.send` with the message as a caller passes it (`{ text?, messageId, files? }`).
-pub async fn send_json<H: fx_wasm::caps::Host + Clone, D: DocStore>(
+pub async fn send_json<H: fx_wasm::caps::Host + Clone + 'static, D: DocStore>(
     engine: &fx_wasm::bot::engine::Fxbot<H, D>,
     bot: &str,
     message: &Value,

@@ -114,6 +114,18 @@ const turns = {
   },
 };
 
+/** A 32-dimension hashed bag of the text's words (an embedding for tests). */
+function hashVector(text) {
+  const v = new Array(32).fill(0);
+  for (const word of String(text).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i += 1) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193) >>> 0;
+    v[h % 32] += 1;
+  }
+  if (v.every((x) => x === 0)) v[0] = 1;
+  return v;
+}
+
 /** Starts the fake on 127.0.0.1; `close()` stops it. */
 export async function fakeProviders({ key = null, models = ['fake-model'] } = {}) {
   const requests = [];
@@ -161,6 +173,26 @@ export async function fakeProviders({ key = null, models = ['fake-model'] } = {}
           ? { models: models.map((id) => ({ name: `models/${id}`, inputTokenLimit: 1048576 })) }
           : { object: 'list', data: models.map((id) => ({ id, object: 'model', owned_by: 'fake' })) };
         res.end(JSON.stringify(list));
+        return;
+      }
+      // Embeddings, OpenAI's and Gemini's: feature hashing of the words (similar texts are
+      // near), or a 500 for a model named "broken-embedder".
+      const embedsOpenAi = req.method === 'POST' && url.pathname.endsWith('/embeddings');
+      const embedsGemini = req.method === 'POST' && url.pathname.includes(':batchEmbedContents');
+      if (embedsOpenAi || embedsGemini) {
+        const model = embedsOpenAi ? record.body.model : url.pathname.split('/models/')[1]?.split(':')[0];
+        if (model === 'broken-embedder') {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'the embedding model is down' } }));
+          return;
+        }
+        const texts = embedsOpenAi ? record.body.input : record.body.requests.map((r) => r.content.parts[0].text);
+        const vectors = texts.map(hashVector);
+        const answer = embedsOpenAi
+          ? { object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })).reverse(), model }
+          : { embeddings: vectors.map((values) => ({ values })) };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer));
         return;
       }
       const protocol = url.pathname.endsWith('/chat/completions') ? 'chat'

@@ -64,7 +64,7 @@ fn read_options(options: &Value) -> Result<(String, String), FxbotError> {
     Ok((format!("{origin}{path}"), client_metadata))
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     async fn server_doc(&self, reference: &AddonRef) -> Result<ServerDoc, FxbotError> {
         let missing = || not_found(Entity::Addon, reference);
         match reference {

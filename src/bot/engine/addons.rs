@@ -37,7 +37,7 @@ fn server_failed(error: impl std::fmt::Display) -> FxbotError {
     }
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     async fn skills(&self) -> Result<Vec<SkillDoc>, FxbotError> {
         let mut out = Vec::new();
         for doc in store::list(&self.docs, SKILL_PREFIX).await? {

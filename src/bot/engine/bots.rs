@@ -14,7 +14,7 @@ use super::super::ids::{BotId, ProviderId};
 use super::super::store::{self, load, store_error, Loaded, Step};
 use super::{not_found, Fxbot};
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     pub(super) async fn bot_doc(&self, bot: &BotId) -> Result<Loaded<BotDoc>, FxbotError> {
         load::<BotDoc, D>(&self.docs, &keys::bot(bot))
             .await?

@@ -124,7 +124,7 @@ impl std::fmt::Debug for PendingTurn {
     }
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     /// `chat.send(botId, message)`: resolves once the turn has started (or with the earlier
     /// turn of the same `messageId`, `duplicate: true`, also when that one is still being
     /// sent from this process); the turn is [`PendingTurn`], which the caller runs with
@@ -543,7 +543,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             session_id: &session_id,
             message_id: message_id.as_str(),
             embedder: match self.settings_doc().await {
-                Ok(settings) => self.source_of(&settings),
+                Ok(settings) => self.source_of(&settings).await,
                 Err(_) => None,
             },
             skills: &skills,

@@ -35,7 +35,7 @@ pub(super) struct Claimed {
     pub(super) unlogged: Vec<(String, String)>,
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     /// Takes the in-process lock of `bot` for `message_id`: the agent's id of its turn; `None`
     /// while the same message is being sent here.
     ///

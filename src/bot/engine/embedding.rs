@@ -16,16 +16,18 @@ use crate::caps::{DocStore, Host, HostEvent, StoreError};
 
 use super::super::docs::keys;
 use super::super::embed::{
-    self, model_key, model_name, normalised, to_bytes, vector_prefix, LocalEmbedder, BATCH,
-    PROBE_TIMEOUT_MS, REPLY_CHARS,
+    self, model_key, model_name, normalised, to_bytes, vector_prefix, LocalEmbedder,
+    RemoteEmbedder, BATCH, PROBE_TIMEOUT_MS, REPLY_CHARS,
 };
 use super::super::error::FxbotError;
-use super::super::ids::BotId;
+use super::super::ids::{BotId, ProviderId};
+use super::super::kinds::Protocol;
 use super::super::settings::SettingsDoc;
 use super::super::store;
 use super::super::tools::chat_entries;
 use super::memories::list_memories;
 use super::Fxbot;
+use crate::providers::auth_headers;
 
 /// The embedder of the settings, ready to embed.
 pub struct Source {
@@ -88,22 +90,43 @@ fn message_text(input: &str, reply: &str) -> String {
     format!("{input}\n{reply}")
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
-    /// The embedder the settings name (`None` when it is off, or `local` without a host
-    /// embedder).
-    pub(super) fn source_of(&self, settings: &SettingsDoc) -> Option<Source> {
-        match settings.embedder.as_str() {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
+    /// The embedder the settings name (`None` when it is off, `local` without a host embedder,
+    /// or `remote` on a provider that is gone or has no embeddings endpoint).
+    pub(super) async fn source_of(&self, settings: &SettingsDoc) -> Option<Source> {
+        let (name, embedder): (String, Rc<dyn LocalEmbedder>) = match settings.embedder.as_str() {
             "local" => {
                 let embedder = self.config.embedder.clone()?;
-                let name = model_name(true, "", &embedder.model());
-                Some(Source {
-                    key: model_key(&name),
-                    name,
-                    embedder,
-                })
+                (model_name(true, "", &embedder.model()), embedder)
             }
-            _ => None,
-        }
+            "remote" => {
+                let id = ProviderId::parse(&settings.embedding_provider).ok()?;
+                let provider = self.provider_doc(&id).await.ok()??;
+                let token = self.credential(&id, &provider).await.ok()?;
+                let base = self.base_of(&provider);
+                let model = settings.embedding_model.clone();
+                let (url, gemini) = match provider.kind.info().protocol {
+                    Protocol::Anthropic => return None,
+                    Protocol::Gemini => (format!("{base}/models/{model}:batchEmbedContents"), true),
+                    Protocol::Gateway => (format!("{base}/v1/embeddings"), false),
+                    Protocol::Chat | Protocol::Responses => (format!("{base}/embeddings"), false),
+                };
+                let remote = RemoteEmbedder {
+                    host: self.host.clone(),
+                    url,
+                    headers: auth_headers(provider.kind, token.as_deref()),
+                    model: model.clone(),
+                    gemini,
+                };
+                (model_name(false, id.as_str(), &model), Rc::new(remote))
+            }
+            _ => return None,
+        };
+        Some(Source {
+            key: model_key(&name),
+            name,
+            embedder,
+        })
     }
 
     /// The rules of the embedding fields that need more than the patch: `local` needs the
@@ -131,10 +154,16 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                             .to_owned(),
                     ));
                 }
-                return Err(bad(
-                    "embedder \"remote\" is not available in this version yet; use \"local\" or \"off\""
-                        .to_owned(),
-                ));
+                let id = ProviderId::parse(&after.embedding_provider)?;
+                let Some(provider) = self.provider_doc(&id).await? else {
+                    return Err(bad(format!("embeddingProvider {id} is not a provider")));
+                };
+                if provider.kind.info().protocol == Protocol::Anthropic {
+                    return Err(bad(format!(
+                        "embeddingProvider {id} ({}) has no embeddings endpoint",
+                        provider.kind.info().label
+                    )));
+                }
             }
             _ => {}
         }
@@ -142,7 +171,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             && before.embedding_provider == after.embedding_provider
             && before.embedding_model == after.embedding_model;
         if !same_source {
-            if let Some(source) = self.source_of(after) {
+            if let Some(source) = self.source_of(after).await {
                 if let Err(message) = source.embed(vec![embed::CHECK_TEXT.to_owned()]).await {
                     return Err(bad(format!(
                         "the embedder failed its test string ({message}); the settings are unchanged"
@@ -257,7 +286,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
 
     async fn fill_pass(&self) -> Result<(), String> {
         let settings = self.settings_doc().await.map_err(|e| e.to_string())?;
-        let Some(source) = self.source_of(&settings) else {
+        let Some(source) = self.source_of(&settings).await else {
             return Ok(());
         };
         let (pending, _) = self
@@ -309,7 +338,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     pub async fn embedding_status(&self) -> Result<Value, FxbotError> {
         self.check_open()?;
         let settings = self.settings_doc().await?;
-        let source = self.source_of(&settings);
+        let source = self.source_of(&settings).await;
         let counts = match &source {
             Some(s) => self.wanted(&s.key, &settings).await?.1,
             None => Counts::default(),
@@ -343,7 +372,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     /// when the embedder fails: the search ranks by words then).
     pub(super) async fn query_vector(&self, query: &str) -> Option<(String, Vec<f32>)> {
         let settings = self.settings_doc().await.ok()?;
-        let source = self.source_of(&settings)?;
+        let source = self.source_of(&settings).await?;
         let vector = source.embed(vec![query.to_owned()]).await.ok()?.pop()?;
         Some((source.key, vector))
     }

@@ -43,7 +43,7 @@ impl StepSink for Quiet {
     fn text(&mut self, _text: &str) {}
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     /// The protocol a provider of `kind` speaks, at `base`.
     pub(super) fn protocol_for(&self, kind: Kind, base: String) -> BotProtocol<'_> {
         match kind.info().protocol {

@@ -23,7 +23,7 @@ pub struct ItemBytes {
     pub bytes: Vec<u8>,
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     /// An item as the JS surface shows it (with its `url`).
     fn item_json(&self, item: &ItemDoc) -> Value {
         let mut value = serde_json::to_value(item).unwrap_or_else(|_| json!({}));

@@ -161,7 +161,7 @@ fn memory_id(value: &Value) -> Result<MemoryId, FxbotError> {
     }
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     /// `memories.list(botId)`: newest first.
     ///
     /// # Errors

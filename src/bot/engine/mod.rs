@@ -178,7 +178,7 @@ fn not_found(what: Entity, id: &impl ToString) -> FxbotError {
     }
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     pub fn new(host: H, docs: D, config: EngineConfig) -> Self {
         let state = Rc::new(RefCell::new(State::default()));
         let agent = Agent::new(

@@ -20,7 +20,7 @@ use super::super::settings::{
 use super::super::store::{self, load, Step};
 use super::{not_found, Fxbot};
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     pub(super) async fn settings_doc(&self) -> Result<SettingsDoc, FxbotError> {
         Ok(load::<SettingsDoc, D>(&self.docs, keys::SETTINGS)
             .await?

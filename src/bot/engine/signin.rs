@@ -74,7 +74,7 @@ pub(super) struct SignIn {
     pub login: Rc<DeviceLogin>,
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     fn set_signin(&self, id: &str, change: impl FnOnce(&mut Value)) {
         let mut state = self.state.borrow_mut();
         if let Some(signin) = state.signins.get_mut(id) {
@@ -227,7 +227,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     }
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     /// The credential of a turn on `provider` (id `id`): a key provider's API key, or a
     /// signed-in provider's access token, refreshed first when it expires within a minute
     /// (the refreshed record, with a rotated refresh token, is stored). `None`: no credential

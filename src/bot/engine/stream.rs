@@ -56,7 +56,7 @@ impl Batch {
     }
 }
 
-impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
+impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     fn epoch(&self, bot: &BotId) -> u64 {
         self.state.borrow().epochs.get(bot).copied().unwrap_or(0)
     }

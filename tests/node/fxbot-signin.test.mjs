@@ -12,7 +12,7 @@ import { createFxbot } from '../support/fxbot-target.mjs';
 import { startFakeOAuth } from '../support/fake-oauth.mjs';
 import { sse, textEvents } from './agent-support.mjs';
 
-async function signIn(fakeOptions) {
+async function signIn(fakeOptions, then = async () => {}) {
   const fake = await startFakeOAuth({ interval: 1, pendingPolls: 0, ...fakeOptions });
   const opened = [];
   const fxbot = await createFxbot({
@@ -29,6 +29,7 @@ async function signIn(fakeOptions) {
     assert.ok(opened[0].startsWith(fake.issuer));
     const done = await fxbot.signIns.wait(pending.id);
     assert.deepEqual(await fxbot.signIns.get(pending.id), done);
+    await then(fxbot, done);
     return { done, providers: await fxbot.providers.list() };
   } finally {
     await fxbot.close();
@@ -45,14 +46,19 @@ test('a Vercel sign-in with one team takes it', async () => {
   assert.deepEqual(providers, [done.provider]);
 });
 
-test('several teams leave teamId null; a denied sign-in adds nothing', async () => {
+test('several teams leave teamId null until update picks one of them; a denied sign-in adds nothing', async () => {
   const teams = [
     { id: 'team_1', slug: 'one', name: 'One' },
     { id: 'team_2', slug: 'two', name: 'Two' },
+    { id: 'team_3', slug: 'three', name: 'Three' },
   ];
-  const several = await signIn({ teams });
+  const several = await signIn({ teams }, async (fxbot, done) => {
+    assert.equal(done.provider.teamId, null);
+    await assert.rejects(fxbot.providers.update(done.provider.id, { teamId: 'team_9' }), (e) => e.status === 400 && /not a team of this Vercel account/.test(e.message));
+    assert.equal((await fxbot.providers.update(done.provider.id, { teamId: 'team_2' })).teamId, 'team_2');
+  });
   assert.equal(several.done.status, 'complete');
-  assert.equal(several.done.provider.teamId, null);
+  assert.equal(several.providers[0].teamId, 'team_2');
   const denied = await signIn({ outcome: 'deny' });
   assert.equal(denied.done.status, 'denied');
   assert.deepEqual(denied.providers, []);

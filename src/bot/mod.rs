@@ -19,6 +19,7 @@
 //! - [`store`]: typed documents over the [`crate::caps::DocStore`], compare-and-set with retries.
 //! - [`library`], [`settings`]: library items; settings and providers (part 1 kinds).
 //! - [`instructions`], [`tools`]: a turn's system prompt; the bot tools.
+//! - [`history`]: a chat's messages as the tools and the fill-in read them.
 //! - [`memory`], [`search`]: memories and the budget of them a turn carries; lexical ranking.
 //! - [`skill`], [`addon`]: `SKILL.md`, `$name` mentions and the skills list; the add-on
 //!   references, the skill and MCP server documents and their rules.
@@ -37,6 +38,7 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod fields;
+pub mod history;
 pub mod ids;
 pub mod instructions;
 pub mod journal;

@@ -20,11 +20,11 @@ use super::super::embed::{
     RemoteEmbedder, BATCH, PROBE_TIMEOUT_MS, REPLY_CHARS,
 };
 use super::super::error::FxbotError;
+use super::super::history::chat_entries;
 use super::super::ids::{BotId, ProviderId};
 use super::super::kinds::Protocol;
 use super::super::settings::SettingsDoc;
 use super::super::store;
-use super::super::tools::chat_entries;
 use super::memories::list_memories;
 use super::Fxbot;
 use crate::providers::auth_headers;

@@ -253,21 +253,28 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 self.agent.release_session(&loaded.session_id);
                 return Ok((sent, None));
             }
-            Ok(ClaimedTurn::Run(sent)) => self
-                .start_turn(
-                    id,
-                    message_id,
-                    checked,
-                    &skills,
-                    route.window,
-                    &loaded.session_id,
-                    sent.turn,
-                    &at,
-                    bot,
-                )
-                .await
-                .map(|started| (sent, started))
-                .map_err(SendFailure::Claimed),
+            Ok(ClaimedTurn::Run(sent)) => {
+                let started = match self.set_model(&loaded.session_id, &route.model) {
+                    Ok(()) => {
+                        self.start_turn(
+                            id,
+                            message_id,
+                            checked,
+                            &skills,
+                            route.window,
+                            &loaded.session_id,
+                            sent.turn,
+                            &at,
+                            bot,
+                        )
+                        .await
+                    }
+                    Err(error) => Err(error),
+                };
+                started
+                    .map(|started| (sent, started))
+                    .map_err(SendFailure::Claimed)
+            }
             Err(failure) => Err(failure),
         };
         match started {
@@ -355,7 +362,19 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                         running: Some(running.to_string()),
                     }))
                 }
-                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => claimed.unlogged,
+                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => {
+                    // Another process may have run those turns since the session was opened
+                    // here: read it again, and settle only turns its stored log still lacks
+                    // (settling a logged turn again would fork the chat without it).
+                    let before = (loaded.turns, loaded.unfinished);
+                    if let Err(error) = self.reopen(loaded).await {
+                        return Err(SendFailure::Unclaimed(error));
+                    }
+                    if (loaded.turns, loaded.unfinished) != before {
+                        continue;
+                    }
+                    claimed.unlogged
+                }
                 ClaimOutcome::TurnTaken { .. } => {
                     return Err(SendFailure::Unclaimed(FxbotError::Busy { running: None }))
                 }

@@ -190,7 +190,9 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
 
     /// The bot's chat session, opened through the agent: its current one, or a new one (not
     /// stored until its first turn ends). Returns it and the id it was opened as (a session
-    /// the agent held unsaved may have continued as a fork when it was saved).
+    /// the agent held unsaved may have continued as a fork when it was saved). The session is
+    /// held as the store has it ([`Fxbot::set_model`] changes it once the turn is claimed), so
+    /// [`Fxbot::reopen`] can read it anew.
     pub(super) async fn chat_session(
         &self,
         bot: &BotDoc,
@@ -198,24 +200,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
     ) -> Result<(Loaded, String), FxbotError> {
         if let Some(session_id) = &bot.session_id {
             match self.agent.load_session(session_id, Mode::Ask).await {
-                Ok(loaded) => {
-                    // A new model for the bot (or its provider's default) goes on in the same
-                    // chat, as a preferences change in the log.
-                    self.agent
-                        .change_session(&loaded.session_id, |session, host| {
-                            if session.state().preferences.model != model {
-                                let change = PreferencesChange {
-                                    provider: None,
-                                    model: Some(model.to_owned()),
-                                    effort: None,
-                                    fast_mode: None,
-                                };
-                                session.change_preferences(host, change)?;
-                            }
-                            Ok(())
-                        })?;
-                    return Ok((loaded, session_id.clone()));
-                }
+                Ok(loaded) => return Ok((loaded, session_id.clone())),
                 Err(AgentError::Session(SessionError::NotFound(_))) => {}
                 Err(other) => return Err(other.into()),
             }
@@ -235,6 +220,34 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
             unfinished: false,
         };
         Ok((loaded, session_id))
+    }
+
+    /// Reads open session `loaded` again from the store: another process may have logged turns
+    /// since it was opened (a claim that finds its turn number taken asks first).
+    pub(super) async fn reopen(&self, loaded: &mut Loaded) -> Result<(), FxbotError> {
+        *loaded = self
+            .agent
+            .load_session(&loaded.session_id, Mode::Ask)
+            .await?;
+        Ok(())
+    }
+
+    /// A new model for the bot (or its provider's default) goes on in the same chat, as a
+    /// preferences change in the log (made once the turn is claimed: saved with the turn).
+    pub(super) fn set_model(&self, session_id: &str, model: &str) -> Result<(), FxbotError> {
+        self.agent.change_session(session_id, |session, host| {
+            if session.state().preferences.model != model {
+                let change = PreferencesChange {
+                    provider: None,
+                    model: Some(model.to_owned()),
+                    effort: None,
+                    fast_mode: None,
+                };
+                session.change_preferences(host, change)?;
+            }
+            Ok(())
+        })?;
+        Ok(())
     }
 
     /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).

@@ -825,3 +825,62 @@ fn a_turn_another_engine_ran_after_this_one_opened_the_session_stays_in_the_chat
         (4, "m4".to_owned(), end_turn, s2.session_id.clone())
     );
 }
+
+#[test]
+fn a_chat_another_engine_started_after_this_one_read_the_bot_stays_the_chat() {
+    // Engine B reads the bot (no chat yet); before its claim, engine A runs the bot's first
+    // turn in a new chat. B must not start a chat of its own (the bot's chat would become it,
+    // and A's turn would be left out): its send is 409 and a retry goes on in A's chat.
+    let (host, docs, first, bot) = setup();
+    let a = engine_on(&host, &docs, "proc-a");
+    let gate = GateDocs {
+        inner: docs.clone(),
+        key: format!("chat/{bot}"),
+        // The first load of the chat is send's duplicate check, after the bot is read.
+        nth: 1,
+        loads: Rc::default(),
+        waiting: Rc::default(),
+        open: Rc::default(),
+    };
+    let b = Fxbot::new(host.clone(), gate.clone(), engine_config("proc-b"));
+    drop(first);
+    host.reply(text_reply(&["one"]));
+    host.reply(text_reply(&["two"]));
+    let m2 = json!({"text": "second", "messageId": "m2"});
+    let (rb, s1) = block_on(futures::future::join(send_json(&b, &bot, &m2), async {
+        for _ in 0..10_000 {
+            if gate.waiting.get() {
+                break;
+            }
+            yield_now().await;
+        }
+        assert!(gate.waiting.get(), "B read the bot");
+        let (s1, p1) = send_json(&a, &bot, &json!({"text": "first", "messageId": "m1"}))
+            .await
+            .unwrap();
+        a.run(p1.unwrap()).await;
+        gate.open.set(true);
+        s1
+    }));
+    let error = rb.unwrap_err();
+    assert_eq!((error.status(), error.code().as_str()), (409, "FXBOT_BUSY"));
+    // The claim was taken back: the same message goes on in A's chat.
+    let (s2, p2) = block_on(send_json(&b, &bot, &m2)).unwrap();
+    assert_eq!(
+        (s2.turn, s2.session_id.as_str()),
+        (2, s1.session_id.as_str())
+    );
+    block_on(b.run(p2.unwrap()));
+    let end_turn = json!("end_turn").to_string();
+    let rows = turn_rows(
+        &block_on(a.stream(&bid(&bot), at(json!(0)), None))
+            .unwrap()
+            .lines,
+    );
+    let expected: Vec<(u64, String, String, String)> = [(1, "m1"), (2, "m2")]
+        .into_iter()
+        .map(|(t, m)| (t, m.to_owned(), end_turn.clone(), s1.session_id.clone()))
+        .collect();
+    assert_eq!(rows, expected);
+    assert_eq!(host.chat_requests().len(), 2);
+}

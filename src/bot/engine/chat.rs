@@ -26,7 +26,7 @@ use super::super::docs::chat::{
     ChatDoc, Claim, ClaimOutcome, MessageState, OwnClaim, Sent, TurnOutcome,
 };
 use super::super::docs::keys;
-use super::super::error::{Entity, FxbotError};
+use super::super::error::FxbotError;
 use super::super::ids::{BotId, LibraryId, MessageId, ProviderId};
 use super::super::instructions;
 use super::super::journal::Journal;
@@ -40,7 +40,7 @@ use super::addons::TurnAddons;
 use super::claim::CLAIM_ROUNDS;
 use super::memories::list_memories;
 use super::ui::{prompt_text, LockGuard};
-use super::{not_found, Fxbot};
+use super::Fxbot;
 
 /// A message as `chat.send` takes it: its `messageId`, and the rest checked (or why it was
 /// refused: reported after the duplicate check, so a retry of a sent message still reaches its
@@ -254,7 +254,19 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
                 return Ok((sent, None));
             }
             Ok(ClaimedTurn::Run(sent)) => {
-                let started = match self.set_model(&loaded.session_id, &route.model) {
+                let chat = match self.take_chat(id, bot, &loaded.session_id).await {
+                    Ok(true) => self.set_model(&loaded.session_id, &route.model),
+                    Ok(false) => {
+                        // Another process started the bot's chat since the bot was read here:
+                        // the claim is taken back and the send is refused (a retry goes on in
+                        // that chat).
+                        self.withdraw(id, message_id).await;
+                        self.agent.release_session(&loaded.session_id);
+                        return Err(FxbotError::Busy { running: None });
+                    }
+                    Err(error) => Err(error),
+                };
+                let started = match chat {
                     Ok(()) => {
                         self.start_turn(
                             id,
@@ -420,7 +432,7 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         })
     }
 
-    /// After the claim: the bot's `sessionId`, the files in the library, the journal's
+    /// After the claim and [`Fxbot::take_chat`]: the files in the library, the journal's
     /// `turn_start`. Returns the user's text as the model sees it (with the named skills'
     /// instructions), the images and the system prompt (with the skills list within 1 % of the
     /// model's context window).
@@ -437,14 +449,6 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         at: &str,
         bot: &BotDoc,
     ) -> Result<(String, Vec<PromptImage>, String), FxbotError> {
-        if bot.session_id.as_deref() != Some(session_id) {
-            self.update_bot(id, &mut |doc| {
-                let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
-                doc.session_id = Some(session_id.to_owned());
-                Ok(())
-            })
-            .await?;
-        }
         let mut saved = Vec::new();
         let mut ids: Vec<LibraryId> = Vec::new();
         let mut images = Vec::new();

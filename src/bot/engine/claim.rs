@@ -238,7 +238,8 @@ impl<H: Host + Clone, D: DocStore> Fxbot<H, D> {
         let mut taken = true;
         self.update_bot(id, &mut |doc| {
             let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
-            taken = doc.session_id == bot.session_id;
+            taken =
+                doc.session_id == bot.session_id || doc.session_id.as_deref() == Some(session_id);
             if taken {
                 doc.session_id = Some(session_id.to_owned());
             }

@@ -14,8 +14,10 @@ use fx_wasm::bot::ids::LibraryId;
 use fx_wasm::bot::stream::StreamLine;
 use fx_wasm::caps::{DocStore, MemoryDocStore};
 use serde_json::{json, Value};
+use std::cell::Cell;
+use std::rc::Rc;
 use support::bot_args::{arg, at, bid, bot_arg, cursor, engine_config, lid, send_json, SpyDocs};
-use support::fake_host::{sse, text_reply, FakeHost, Reply};
+use support::fake_host::{sse, text_reply, yield_now, FakeHost, Reply};
 
 type Engine = Fxbot<FakeHost, MemoryDocStore>;
 
@@ -647,4 +649,238 @@ fn pins_of_a_store_written_before_the_pins_document() {
     assert_eq!(pins["bots"], json!([bot]));
     block_on(engine.bots_update(&bid(&bot), arg(json!({"pinned": false})))).unwrap();
     assert!(!block_on(engine.bots_get(&bid(&bot))).unwrap().pinned);
+}
+
+/// A [`MemoryDocStore`] (shared with other engines) whose `nth` load of `key` waits until `open`
+/// is set, saying so in `waiting`: one engine's step held while another engine runs.
+#[derive(Clone)]
+struct GateDocs {
+    inner: MemoryDocStore,
+    key: String,
+    nth: usize,
+    loads: Rc<Cell<usize>>,
+    waiting: Rc<Cell<bool>>,
+    open: Rc<Cell<bool>>,
+}
+
+impl DocStore for GateDocs {
+    async fn doc_load(
+        &self,
+        key: &str,
+    ) -> Result<Option<fx_wasm::caps::StoredRecord>, fx_wasm::caps::StoreError> {
+        if key == self.key {
+            self.loads.set(self.loads.get() + 1);
+            if self.loads.get() == self.nth {
+                self.waiting.set(true);
+                while !self.open.get() {
+                    yield_now().await;
+                }
+            }
+        }
+        self.inner.doc_load(key).await
+    }
+    async fn doc_commit(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, fx_wasm::caps::StoreError> {
+        self.inner.doc_commit(key, bytes, expected).await
+    }
+    async fn doc_list(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<fx_wasm::caps::ListedDoc>, fx_wasm::caps::StoreError> {
+        self.inner.doc_list(prefix).await
+    }
+    async fn doc_remove(
+        &self,
+        key: &str,
+        expected: Option<&str>,
+    ) -> Result<fx_wasm::caps::RemoveOutcome, fx_wasm::caps::StoreError> {
+        self.inner.doc_remove(key, expected).await
+    }
+}
+
+/// Each turn of a replay: (turn, messageId, stopReason, sessionId).
+fn turn_rows(lines: &[StreamLine]) -> Vec<(u64, String, String, String)> {
+    let values: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::to_value(l).unwrap())
+        .collect();
+    let mut rows = Vec::new();
+    for start in values.iter().filter(|l| l["type"] == "turn_start") {
+        let turn = start["turn"].as_u64().unwrap();
+        let end = values
+            .iter()
+            .find(|l| l["type"] == "turn_end" && l["turn"].as_u64() == Some(turn))
+            .unwrap();
+        rows.push((
+            turn,
+            start["messageId"].as_str().unwrap().to_owned(),
+            end["stopReason"].to_string(),
+            start["sessionId"].as_str().unwrap().to_owned(),
+        ));
+    }
+    rows
+}
+
+#[test]
+fn a_turn_another_engine_ran_after_this_one_opened_the_session_stays_in_the_chat() {
+    // Engine B opens the chat's session, then (before its claim) engine A runs a whole turn of
+    // the bot: B's claim finds A's turn number taken. A's turn is in the stored log, so B must
+    // read the session again and claim the next turn, not settle A's turn a second time (as
+    // interrupted, into its stale copy, which forks the chat and leaves A's turn out).
+    let (host, docs, first, bot) = setup();
+    let a = engine_on(&host, &docs, "proc-a");
+    let gate = GateDocs {
+        inner: docs.clone(),
+        key: format!("chat/{bot}"),
+        // The first load is send's duplicate check; the second is the claim's.
+        nth: 2,
+        loads: Rc::default(),
+        waiting: Rc::default(),
+        open: Rc::default(),
+    };
+    let b = Fxbot::new(host.clone(), gate.clone(), engine_config("proc-b"));
+    drop(first);
+    host.reply(text_reply(&["one"]));
+    let (_, p1) = send(&a, &bot, json!({"text": "first", "messageId": "m1"}));
+    block_on(a.run(p1.unwrap()));
+    host.reply(text_reply(&["two"]));
+    host.reply(text_reply(&["three"]));
+    let (rb, s2) = block_on(futures::future::join(
+        send_json(&b, &bot, &json!({"text": "third", "messageId": "m3"})),
+        async {
+            for _ in 0..10_000 {
+                if gate.waiting.get() {
+                    break;
+                }
+                yield_now().await;
+            }
+            assert!(gate.waiting.get(), "B reached its claim");
+            let (s2, p2) = send_json(&a, &bot, &json!({"text": "second", "messageId": "m2"}))
+                .await
+                .unwrap();
+            a.run(p2.unwrap()).await;
+            gate.open.set(true);
+            s2
+        },
+    ));
+    assert_eq!(s2.turn, 2);
+    let (s3, p3) = rb.unwrap();
+    assert_eq!(s3.turn, 3, "B's message takes the turn after A's");
+    assert_eq!(s3.session_id, s2.session_id, "the chat did not fork");
+    block_on(b.run(p3.unwrap()));
+    assert_eq!(host.chat_requests().len(), 3);
+    let end_turn = json!("end_turn").to_string();
+    let la = block_on(a.stream(&bid(&bot), at(json!(0)), None))
+        .unwrap()
+        .lines;
+    let lb = block_on(b.stream(&bid(&bot), at(json!(0)), None))
+        .unwrap()
+        .lines;
+    assert_eq!(la, lb, "both engines replay the same chat");
+    let rows = turn_rows(&lb);
+    let expected: Vec<(u64, String, String, String)> = [(1, "m1"), (2, "m2"), (3, "m3")]
+        .into_iter()
+        .map(|(t, m)| (t, m.to_owned(), end_turn.clone(), s2.session_id.clone()))
+        .collect();
+    assert_eq!(rows, expected);
+    // A new model of the bot goes on in the same chat (set once the turn is claimed).
+    block_on(a.bots_update(&bid(&bot), arg(json!({"model": "fx-demo/other"})))).unwrap();
+    host.reply(text_reply(&["four"]));
+    let (s4, p4) = block_on(send_json(
+        &b,
+        &bot,
+        &json!({"text": "4", "messageId": "m4"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        (s4.turn, s4.session_id.as_str()),
+        (4, s2.session_id.as_str())
+    );
+    block_on(b.run(p4.unwrap()));
+    let model = host
+        .state
+        .borrow()
+        .requests
+        .iter()
+        .rfind(|r| r.method == fx_wasm::caps::Method::Post)
+        .and_then(|r| {
+            r.headers
+                .iter()
+                .find(|(n, _)| n == "ai-language-model-id")
+                .map(|(_, v)| v.clone())
+        });
+    assert_eq!(model.as_deref(), Some("fx-demo/other"));
+    let rows = turn_rows(
+        &block_on(a.stream(&bid(&bot), at(json!(0)), None))
+            .unwrap()
+            .lines,
+    );
+    assert_eq!(rows.len(), 4);
+    assert_eq!(
+        rows[3],
+        (4, "m4".to_owned(), end_turn, s2.session_id.clone())
+    );
+}
+
+#[test]
+fn a_chat_another_engine_started_after_this_one_read_the_bot_stays_the_chat() {
+    // Engine B reads the bot (no chat yet); before its claim, engine A runs the bot's first
+    // turn in a new chat. B must not start a chat of its own (the bot's chat would become it,
+    // and A's turn would be left out): its send is 409 and a retry goes on in A's chat.
+    let (host, docs, first, bot) = setup();
+    let a = engine_on(&host, &docs, "proc-a");
+    let gate = GateDocs {
+        inner: docs.clone(),
+        key: format!("chat/{bot}"),
+        // The first load of the chat is send's duplicate check, after the bot is read.
+        nth: 1,
+        loads: Rc::default(),
+        waiting: Rc::default(),
+        open: Rc::default(),
+    };
+    let b = Fxbot::new(host.clone(), gate.clone(), engine_config("proc-b"));
+    drop(first);
+    host.reply(text_reply(&["one"]));
+    host.reply(text_reply(&["two"]));
+    let m2 = json!({"text": "second", "messageId": "m2"});
+    let (rb, s1) = block_on(futures::future::join(send_json(&b, &bot, &m2), async {
+        for _ in 0..10_000 {
+            if gate.waiting.get() {
+                break;
+            }
+            yield_now().await;
+        }
+        assert!(gate.waiting.get(), "B read the bot");
+        let (s1, p1) = send_json(&a, &bot, &json!({"text": "first", "messageId": "m1"}))
+            .await
+            .unwrap();
+        a.run(p1.unwrap()).await;
+        gate.open.set(true);
+        s1
+    }));
+    let error = rb.unwrap_err();
+    assert_eq!((error.status(), error.code().as_str()), (409, "FXBOT_BUSY"));
+    // The claim was taken back: the same message goes on in A's chat.
+    let (s2, p2) = block_on(send_json(&b, &bot, &m2)).unwrap();
+    assert_eq!(
+        (s2.turn, s2.session_id.as_str()),
+        (2, s1.session_id.as_str())
+    );
+    block_on(b.run(p2.unwrap()));
+    let end_turn = json!("end_turn").to_string();
+    let rows = turn_rows(
+        &block_on(a.stream(&bid(&bot), at(json!(0)), None))
+            .unwrap()
+            .lines,
+    );
+    let expected: Vec<(u64, String, String, String)> = [(1, "m1"), (2, "m2")]
+        .into_iter()
+        .map(|(t, m)| (t, m.to_owned(), end_turn.clone(), s1.session_id.clone()))
+        .collect();
+    assert_eq!(rows, expected);
+    assert_eq!(host.chat_requests().len(), 2);
 }

@@ -26,7 +26,7 @@ use super::super::docs::chat::{
     ChatDoc, Claim, ClaimOutcome, MessageState, OwnClaim, Sent, TurnOutcome,
 };
 use super::super::docs::keys;
-use super::super::error::{Entity, FxbotError};
+use super::super::error::FxbotError;
 use super::super::ids::{BotId, LibraryId, MessageId, ProviderId};
 use super::super::instructions;
 use super::super::journal::Journal;
@@ -40,7 +40,7 @@ use super::addons::TurnAddons;
 use super::claim::CLAIM_ROUNDS;
 use super::memories::list_memories;
 use super::ui::{prompt_text, LockGuard};
-use super::{not_found, Fxbot};
+use super::Fxbot;
 
 /// A message as `chat.send` takes it: its `messageId`, and the rest checked (or why it was
 /// refused: reported after the duplicate check, so a retry of a sent message still reaches its
@@ -253,21 +253,40 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
                 self.agent.release_session(&loaded.session_id);
                 return Ok((sent, None));
             }
-            Ok(ClaimedTurn::Run(sent)) => self
-                .start_turn(
-                    id,
-                    message_id,
-                    checked,
-                    &skills,
-                    route.window,
-                    &loaded.session_id,
-                    sent.turn,
-                    &at,
-                    bot,
-                )
-                .await
-                .map(|started| (sent, started))
-                .map_err(SendFailure::Claimed),
+            Ok(ClaimedTurn::Run(sent)) => {
+                let chat = match self.take_chat(id, bot, &loaded.session_id).await {
+                    Ok(true) => self.set_model(&loaded.session_id, &route.model),
+                    Ok(false) => {
+                        // Another process started the bot's chat since the bot was read here:
+                        // the claim is taken back and the send is refused (a retry goes on in
+                        // that chat).
+                        self.withdraw(id, message_id).await;
+                        self.agent.release_session(&loaded.session_id);
+                        return Err(FxbotError::Busy { running: None });
+                    }
+                    Err(error) => Err(error),
+                };
+                let started = match chat {
+                    Ok(()) => {
+                        self.start_turn(
+                            id,
+                            message_id,
+                            checked,
+                            &skills,
+                            route.window,
+                            &loaded.session_id,
+                            sent.turn,
+                            &at,
+                            bot,
+                        )
+                        .await
+                    }
+                    Err(error) => Err(error),
+                };
+                started
+                    .map(|started| (sent, started))
+                    .map_err(SendFailure::Claimed)
+            }
             Err(failure) => Err(failure),
         };
         match started {
@@ -355,7 +374,19 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
                         running: Some(running.to_string()),
                     }))
                 }
-                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => claimed.unlogged,
+                ClaimOutcome::TurnTaken { .. } if rounds < CLAIM_ROUNDS => {
+                    // Another process may have run those turns since the session was opened
+                    // here: read it again, and settle only turns its stored log still lacks
+                    // (settling a logged turn again would fork the chat without it).
+                    let before = (loaded.turns, loaded.unfinished);
+                    if let Err(error) = self.reopen(loaded).await {
+                        return Err(SendFailure::Unclaimed(error));
+                    }
+                    if (loaded.turns, loaded.unfinished) != before {
+                        continue;
+                    }
+                    claimed.unlogged
+                }
                 ClaimOutcome::TurnTaken { .. } => {
                     return Err(SendFailure::Unclaimed(FxbotError::Busy { running: None }))
                 }
@@ -401,7 +432,7 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
         })
     }
 
-    /// After the claim: the bot's `sessionId`, the files in the library, the journal's
+    /// After the claim and [`Fxbot::take_chat`]: the files in the library, the journal's
     /// `turn_start`. Returns the user's text as the model sees it (with the named skills'
     /// instructions), the images and the system prompt (with the skills list within 1 % of the
     /// model's context window).
@@ -418,14 +449,6 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
         at: &str,
         bot: &BotDoc,
     ) -> Result<(String, Vec<PromptImage>, String), FxbotError> {
-        if bot.session_id.as_deref() != Some(session_id) {
-            self.update_bot(id, &mut |doc| {
-                let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
-                doc.session_id = Some(session_id.to_owned());
-                Ok(())
-            })
-            .await?;
-        }
         let mut saved = Vec::new();
         let mut ids: Vec<LibraryId> = Vec::new();
         let mut images = Vec::new();

@@ -19,11 +19,11 @@ use super::super::docs::chat::{
     ChatDoc, Claim, ClaimOutcome, MessageState, OtherClaims, OwnClaim, Sent, TurnOutcome,
 };
 use super::super::docs::keys;
-use super::super::error::FxbotError;
+use super::super::error::{Entity, FxbotError};
 use super::super::ids::{BotId, MessageId};
 use super::super::store::{self, Step};
 use super::super::stream::Ending;
-use super::{Fxbot, Running};
+use super::{not_found, Fxbot, Running};
 
 /// Rounds of settling turns the log lacks before a claim gives up (each round settles every
 /// turn it finds missing; more rounds mean other processes keep claiming meanwhile).
@@ -190,7 +190,9 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
 
     /// The bot's chat session, opened through the agent: its current one, or a new one (not
     /// stored until its first turn ends). Returns it and the id it was opened as (a session
-    /// the agent held unsaved may have continued as a fork when it was saved).
+    /// the agent held unsaved may have continued as a fork when it was saved). The session is
+    /// held as the store has it ([`Fxbot::set_model`] changes it once the turn is claimed), so
+    /// [`Fxbot::reopen`] can read it anew.
     pub(super) async fn chat_session(
         &self,
         bot: &BotDoc,
@@ -198,24 +200,7 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
     ) -> Result<(Loaded, String), FxbotError> {
         if let Some(session_id) = &bot.session_id {
             match self.agent.load_session(session_id, Mode::Ask).await {
-                Ok(loaded) => {
-                    // A new model for the bot (or its provider's default) goes on in the same
-                    // chat, as a preferences change in the log.
-                    self.agent
-                        .change_session(&loaded.session_id, |session, host| {
-                            if session.state().preferences.model != model {
-                                let change = PreferencesChange {
-                                    provider: None,
-                                    model: Some(model.to_owned()),
-                                    effort: None,
-                                    fast_mode: None,
-                                };
-                                session.change_preferences(host, change)?;
-                            }
-                            Ok(())
-                        })?;
-                    return Ok((loaded, session_id.clone()));
-                }
+                Ok(loaded) => return Ok((loaded, session_id.clone())),
                 Err(AgentError::Session(SessionError::NotFound(_))) => {}
                 Err(other) => return Err(other.into()),
             }
@@ -235,6 +220,77 @@ impl<H: Host + Clone + 'static, D: DocStore> Fxbot<H, D> {
             unfinished: false,
         };
         Ok((loaded, session_id))
+    }
+
+    /// After the claim: makes `session_id` the bot's `sessionId`. False (nothing changed) when
+    /// the stored bot's chat is no longer the one `bot` (read before the claim) had: another
+    /// process started or moved the chat meanwhile. (Its turn, if any, ended before this claim
+    /// was stored, and it sets the bot's chat before its turn ends, so this sees it.)
+    pub(super) async fn take_chat(
+        &self,
+        id: &BotId,
+        bot: &BotDoc,
+        session_id: &str,
+    ) -> Result<bool, FxbotError> {
+        if bot.session_id.as_deref() == Some(session_id) {
+            return Ok(true);
+        }
+        let mut taken = true;
+        self.update_bot(id, &mut |doc| {
+            let doc = doc.ok_or_else(|| not_found(Entity::Bot, id))?;
+            taken =
+                doc.session_id == bot.session_id || doc.session_id.as_deref() == Some(session_id);
+            if taken {
+                doc.session_id = Some(session_id.to_owned());
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(taken)
+    }
+
+    /// Takes back this process's claim of `message_id` (its turn will not run), so the message
+    /// may be sent again; a write that fails is set right by the bot's next claim.
+    pub(super) async fn withdraw(&self, id: &BotId, message_id: &MessageId) {
+        let owner = self.config.owner.clone();
+        let at = self.now();
+        let withdrawal = [(message_id.clone(), OwnClaim::Withdraw)];
+        let written = self
+            .update_chat(id, &mut |doc| {
+                doc.settle_own(&owner, &withdrawal, &at);
+            })
+            .await;
+        if written.is_err() {
+            self.unsettle(id, message_id, OwnClaim::Withdraw);
+        }
+    }
+
+    /// Reads open session `loaded` again from the store: another process may have logged turns
+    /// since it was opened (a claim that finds its turn number taken asks first).
+    pub(super) async fn reopen(&self, loaded: &mut Loaded) -> Result<(), FxbotError> {
+        *loaded = self
+            .agent
+            .load_session(&loaded.session_id, Mode::Ask)
+            .await?;
+        Ok(())
+    }
+
+    /// A new model for the bot (or its provider's default) goes on in the same chat, as a
+    /// preferences change in the log (made once the turn is claimed: saved with the turn).
+    pub(super) fn set_model(&self, session_id: &str, model: &str) -> Result<(), FxbotError> {
+        self.agent.change_session(session_id, |session, host| {
+            if session.state().preferences.model != model {
+                let change = PreferencesChange {
+                    provider: None,
+                    model: Some(model.to_owned()),
+                    effort: None,
+                    fast_mode: None,
+                };
+                session.change_preferences(host, change)?;
+            }
+            Ok(())
+        })?;
+        Ok(())
     }
 
     /// Applies `change` to the bot's chat document, if it has one (compare-and-set, retried).

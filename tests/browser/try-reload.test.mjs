@@ -45,6 +45,9 @@ async function visit(reload) {
   } else {
     await loadTry(page, app.url);
   }
+  // just-bash arrives after the page is ready (it is imported beside fx, not before it): wait
+  // for that import too, so both visits fetch the same files.
+  await page.evaluate(() => import('just-bash').then(() => true));
   // The last responses' loadingFinished may trail the page's own readiness by a moment.
   await page.waitForTimeout(300);
   return { bytes, responses: [...responses.values()] };

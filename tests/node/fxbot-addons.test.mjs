@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, describe, test } from 'node:test';
 
-import { exportNativeSession, memorySessionStore } from '../../pkg/node.js';
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { exportNativeSession } from '../../pkg/node.js';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { startFakeMcp } from '../support/fake-mcp.mjs';
 import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';
 import { rejectsWith, untilEnd } from './fxbot-support.mjs';

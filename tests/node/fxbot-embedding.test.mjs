@@ -8,9 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
-import { memorySessionStore } from '../../pkg/node.js';
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { fakeProviders, hostFetch } from '../support/fake-providers.mjs';
 import { hashingEmbedder } from '../support/hashing-embedder.mjs';
 import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';

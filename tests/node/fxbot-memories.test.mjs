@@ -6,9 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
-import { memorySessionStore } from '../../pkg/node.js';
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { fakeFetch, finish, textEvents, trapGuard } from './agent-support.mjs';
 import { rejectsWith, untilEnd } from './fxbot-support.mjs';
 

@@ -10,9 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { exportNativeSession, memorySessionStore } from '../../pkg/node.js';
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { exportNativeSession } from '../../pkg/node.js';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { fakeProviders, hostFetch } from '../support/fake-providers.mjs';
 import { continueInCli } from './native-home.mjs';
 

@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { memorySessionStore } from '../../pkg/node.js';
-import { MAX_PINNED, memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { MAX_PINNED } from '../../pkg/fxbot/node.js';
 // The in-process fxbot, or (FXBOT_TARGET=server) the same behind its server through connectFxbot.
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 
 const b64 = (bytes) => Buffer.from(bytes).toString('base64');
 

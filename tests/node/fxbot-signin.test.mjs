@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 // The in-process fxbot, or (FXBOT_TARGET=server) the same behind its server through connectFxbot.
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore } from '../support/fxbot-target.mjs';
 import { startFakeOAuth } from '../support/fake-oauth.mjs';
 import { sse, textEvents } from './agent-support.mjs';
 

@@ -5,10 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { memorySessionStore } from '../../pkg/node.js';
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
 // The in-process fxbot, or (FXBOT_TARGET=server) the same behind its server through connectFxbot.
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { botWithTurns, CHAT_URL, follow, followReply, replyFetch } from '../support/fxbot-follow.mjs';
 
 const pkg = { createFxbot, memoryFxbotStore, memorySessionStore };

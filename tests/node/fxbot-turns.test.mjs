@@ -9,10 +9,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, mock, test } from 'node:test';
 
-import { createFxAgent, exportNativeSession, memorySessionStore, readSession } from '../../pkg/node.js';
-import { memoryFxbotStore } from '../../pkg/fxbot/node.js';
+import { createFxAgent, exportNativeSession, readSession } from '../../pkg/node.js';
 // The in-process fxbot, or (FXBOT_TARGET=server) the same behind its server through connectFxbot.
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { untilEnd } from './fxbot-support.mjs';
 import { fakeFetch, finish, textEvents, trapGuard, within } from './agent-support.mjs';
 

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { startDevGateway } from '../../examples/dev-gateway/server.mjs';
-import { exportNativeSession, memorySessionStore, readSession } from '../../pkg/node.js';
-import { isBotId, memoryFxbotStore, MAX_PINNED } from '../../pkg/fxbot/node.js';
+import { exportNativeSession, readSession } from '../../pkg/node.js';
+import { isBotId, MAX_PINNED } from '../../pkg/fxbot/node.js';
 // The in-process fxbot, or (FXBOT_TARGET=server) the same behind its server through connectFxbot.
-import { createFxbot } from '../support/fxbot-target.mjs';
+import { createFxbot, memoryFxbotStore, memorySessionStore } from '../support/fxbot-target.mjs';
 import { turnsFromLines } from '../../pkg/fxbot/client.js';
 
 const DEMO = 'fx-demo/scripted';

@@ -4,11 +4,41 @@
 // (stores, fetch, env) go to the fxbot behind the server, so a suite's fakes still see every
 // model request; `close()` of the returned object also closes the server and that fxbot.
 
-import { createFxbot as createLocal } from '../../pkg/fxbot/node.js';
+import { memorySessionStore as memorySessions } from '../../pkg/node.js';
+import { createFxbot as createLocal, memoryFxbotStore as memoryDocs } from '../../pkg/fxbot/node.js';
+import { postgresFxbotStore, postgresSessionStore } from '../../pkg/fxbot/postgres.js';
 import { connectFxbot } from '../../pkg/fxbot/client.js';
 import { createFxbotServer, listen } from '../../pkg/fxbot/server-node.js';
 
 export const TARGET = process.env.FXBOT_TARGET === 'server' ? 'server' : 'local';
+/** The stores the suites make: memory (the default), or with FXBOT_STORES=pglite Postgres tables on PGlite. */
+export const STORES = process.env.FXBOT_STORES === 'pglite' ? 'pglite' : 'memory';
+
+let pglite = null;
+let tablesMade = 0;
+/** One PGlite for the process; each store gets tables of its own (a prefix). */
+async function database() {
+  if (!pglite) {
+    const { PGlite } = await import('@electric-sql/pglite');
+    pglite = new PGlite();
+  }
+  return pglite;
+}
+const lazyDb = { query: async (sql, params) => (await database()).query(sql, params) };
+
+/** The suites' fxbot store: memoryFxbotStore, or a postgresFxbotStore on PGlite. */
+export function memoryFxbotStore() {
+  if (STORES === 'memory') return memoryDocs();
+  tablesMade += 1;
+  return postgresFxbotStore(lazyDb, { prefix: `suite${tablesMade}` });
+}
+
+/** The suites' session store: memorySessionStore, or a postgresSessionStore on PGlite. */
+export function memorySessionStore() {
+  if (STORES === 'memory') return memorySessions();
+  tablesMade += 1;
+  return postgresSessionStore(lazyDb, { prefix: `suite${tablesMade}` });
+}
 const TOKEN = 'Bearer target-token';
 
 export async function createFxbot(options) {
